@@ -1,0 +1,677 @@
+//===- RegionOutliner.cpp - Kernel region outlining -------------------------===//
+//
+// Groups linalg ops on tensors into kernel regions and outlines each group
+// into a private function. Grouping is a greedy union over producer/consumer
+// edges in program order, constrained by the fusion mode and by convexity (no
+// path may leave a group and come back, so that one call can replace it).
+// `tensor.empty`, scalar and splat constants and `linalg.fill`s of them are
+// not grouped: they are cloned into every region that uses them.
+//
+// The outlined function is built in a canonical order: results sorted by a
+// structural hash, ops in post-order from the results, arguments in order of
+// first use. Its printed form is therefore the region's canonical form, which
+// RegionHash turns into the region hash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Outline/RegionOutliner.h"
+#include "cuda-agent/Outline/RegionHash.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/xxhash.h"
+
+#include <optional>
+
+#define DEBUG_TYPE "agent-outline"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+
+StringRef cuda_agent::stringifyKernelKind(KernelKind kind) {
+  switch (kind) {
+  case KernelKind::Elementwise:
+    return "elementwise";
+  case KernelKind::Reduction:
+    return "reduction";
+  case KernelKind::Contraction:
+    return "contraction";
+  case KernelKind::Convolution:
+    return "convolution";
+  case KernelKind::Mixed:
+    return "mixed";
+  }
+  llvm_unreachable("unknown region kind");
+}
+
+//===----------------------------------------------------------------------===//
+// Op classification and eligibility
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The role a linalg op plays in grouping.
+enum class OpClass { Fill, Elementwise, Reduction, Contraction, Convolution };
+
+OpClass classify(linalg::LinalgOp op) {
+  if (isa<linalg::FillOp>(op))
+    return OpClass::Fill;
+  if (linalg::isaConvolutionOpInterface(op))
+    return OpClass::Convolution;
+  if (linalg::isaContractionOpInterface(op))
+    return OpClass::Contraction;
+  if (op.getNumReductionLoops() == 0)
+    return OpClass::Elementwise;
+  return OpClass::Reduction;
+}
+
+bool isRoot(OpClass cls) {
+  return cls != OpClass::Fill && cls != OpClass::Elementwise;
+}
+
+KernelKind kindOf(OpClass cls) {
+  switch (cls) {
+  case OpClass::Reduction:
+    return KernelKind::Reduction;
+  case OpClass::Contraction:
+    return KernelKind::Contraction;
+  case OpClass::Convolution:
+    return KernelKind::Convolution;
+  case OpClass::Fill:
+  case OpClass::Elementwise:
+    return KernelKind::Elementwise;
+  }
+  llvm_unreachable("unknown op class");
+}
+
+bool isSupportedElementType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16() ||
+         type.isSignlessInteger(32);
+}
+
+/// Returns why `type` cannot cross a region boundary, or nullopt if it can.
+std::optional<std::string> checkTensorType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor) {
+    if (isa<TensorType>(type))
+      return std::string("it has an unranked tensor");
+    return std::nullopt;
+  }
+  if (!tensor.hasStaticShape())
+    return std::string("it has a dynamic shape (") +
+           [&] {
+             std::string s;
+             llvm::raw_string_ostream os(s);
+             os << tensor;
+             return s;
+           }() +
+           ")";
+  if (!isSupportedElementType(tensor.getElementType())) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "element type " << tensor.getElementType()
+       << " is not supported (f32, f16, bf16 and i32 are)";
+    return s;
+  }
+  return std::nullopt;
+}
+
+/// True for values a region can rebuild itself instead of taking as an
+/// argument: scalar constants and splat tensor constants.
+bool isClonableConstant(Operation *op) {
+  auto cst = dyn_cast_or_null<arith::ConstantOp>(op);
+  if (!cst)
+    return false;
+  if (!isa<ShapedType>(cst.getType()))
+    return true;
+  auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+  return dense && dense.isSplat() && !checkTensorType(cst.getType());
+}
+
+/// True for ops that are cloned into every region that uses them rather than
+/// grouped: static `tensor.empty`, clonable constants, and `linalg.fill`s
+/// whose operands are themselves clonable.
+bool isClonable(Operation *op) {
+  if (!op)
+    return false;
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+    return !checkTensorType(empty.getType());
+  if (isClonableConstant(op))
+    return true;
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    if (!fill.hasPureTensorSemantics())
+      return false;
+    for (Value operand : fill->getOperands())
+      if (!isClonable(operand.getDefiningOp()) || checkTensorType(operand.getType()))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+/// Returns why the linalg op `op` cannot be part of a region, or nullopt.
+std::optional<std::string> whyIneligible(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics())
+    return std::string("it operates on buffers, not tensors");
+  for (Type type : op->getOperandTypes())
+    if (auto reason = checkTensorType(type))
+      return reason;
+  for (Type type : op->getResultTypes())
+    if (auto reason = checkTensorType(type))
+      return reason;
+  // Values captured by the body must be rebuilt inside the region.
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value value : captured)
+    if (!isClonableConstant(value.getDefiningOp()))
+      return std::string("its body reads a value defined outside it that is "
+                         "not a constant");
+  for (Value operand : op->getOperands())
+    if (!isa<ShapedType>(operand.getType()) &&
+        !isClonableConstant(operand.getDefiningOp()))
+      return std::string("it takes a scalar operand that is not a constant");
+  return std::nullopt;
+}
+
+/// The rows a reduction works on: its loop ranges, iterator types and the
+/// indexing map of its first result. Reductions with the same signature can
+/// share one pass over the data.
+std::string rowSignature(linalg::LinalgOp op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  for (int64_t range : op.getStaticLoopRanges())
+    os << range << ",";
+  os << "|";
+  for (utils::IteratorType it : op.getIteratorTypesArray())
+    os << (it == utils::IteratorType::parallel ? "p" : "r");
+  os << "|" << op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Grouping
+//===----------------------------------------------------------------------===//
+
+/// A candidate region inside one block.
+struct Group {
+  SmallVector<Operation *> ops; // In block order.
+  SmallVector<OpClass> rootClasses;
+  SmallVector<std::string> rowSignatures; // Of reduction roots.
+};
+
+class BlockGrouper {
+public:
+  BlockGrouper(Block &block, const OutlineOptions &options)
+      : block(block), options(options) {}
+
+  /// Partitions the eligible linalg ops of the block into groups, in order of
+  /// their first op.
+  SmallVector<Group> run(DenseMap<Operation *, std::string> &reasons);
+
+private:
+  bool canMerge(const Group &a, const Group &b) const;
+  bool isConvex(ArrayRef<Operation *> ops) const;
+
+  Block &block;
+  const OutlineOptions &options;
+  DenseMap<Operation *, unsigned> position;
+};
+
+bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
+  if (options.fusion == FusionMode::None)
+    return false;
+  if (a.rootClasses.empty() || b.rootClasses.empty())
+    return true;
+  if (options.fusion != FusionMode::Rows)
+    return false;
+  // Row-wise chains: every root is a reduction over the same rows.
+  auto allReductions = [](const Group &g) {
+    return llvm::all_of(g.rootClasses,
+                        [](OpClass c) { return c == OpClass::Reduction; });
+  };
+  if (!allReductions(a) || !allReductions(b))
+    return false;
+  StringRef sig = a.rowSignatures.front();
+  return llvm::all_of(b.rowSignatures,
+                      [&](const std::string &s) { return s == sig; });
+}
+
+bool BlockGrouper::isConvex(ArrayRef<Operation *> ops) const {
+  // SSA order within a block means a path from the group back into it can
+  // only pass through ops placed before the group's last op.
+  llvm::SmallPtrSet<Operation *, 16> inside(ops.begin(), ops.end());
+  unsigned last = 0;
+  for (Operation *op : ops)
+    last = std::max(last, position.lookup(op));
+  llvm::SmallPtrSet<Operation *, 16> visited;
+  SmallVector<Operation *> worklist;
+  auto pushUsers = [&](Operation *op, bool fromInside) {
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers()) {
+        Operation *owner = block.findAncestorOpInBlock(*user);
+        if (!owner || (fromInside && inside.contains(owner)))
+          continue;
+        if (position.lookup(owner) < last && visited.insert(owner).second)
+          worklist.push_back(owner);
+      }
+  };
+  for (Operation *op : ops)
+    pushUsers(op, /*fromInside=*/true);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (inside.contains(op))
+      return false;
+    pushUsers(op, /*fromInside=*/false);
+  }
+  return true;
+}
+
+SmallVector<Group>
+BlockGrouper::run(DenseMap<Operation *, std::string> &reasons) {
+  unsigned index = 0;
+  for (Operation &op : block)
+    position[&op] = index++;
+
+  // Members are the eligible, used, non-clonable linalg ops of the block.
+  SmallVector<Operation *> members;
+  DenseMap<Operation *, OpClass> classes;
+  for (Operation &op : block) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp || isClonable(&op))
+      continue;
+    if (auto reason = whyIneligible(linalgOp)) {
+      reasons[&op] = *reason;
+      continue;
+    }
+    if (op.use_empty()) {
+      reasons[&op] = "its results are never used";
+      continue;
+    }
+    members.push_back(&op);
+    classes[&op] = classify(linalgOp);
+  }
+
+  // Union-find over members; each leader owns the group's summary.
+  llvm::EquivalenceClasses<Operation *> unions;
+  DenseMap<Operation *, Group> summaries;
+  for (Operation *op : members) {
+    unions.insert(op);
+    Group g;
+    g.ops.push_back(op);
+    OpClass cls = classes[op];
+    if (isRoot(cls)) {
+      g.rootClasses.push_back(cls);
+      if (cls == OpClass::Reduction)
+        g.rowSignatures.push_back(rowSignature(cast<linalg::LinalgOp>(op)));
+    }
+    summaries[op] = std::move(g);
+  }
+
+  for (Operation *consumer : members) {
+    for (Value operand : consumer->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || !classes.count(producer))
+        continue;
+      Operation *a = unions.getLeaderValue(producer);
+      Operation *b = unions.getLeaderValue(consumer);
+      if (a == b || !canMerge(summaries[a], summaries[b]))
+        continue;
+      SmallVector<Operation *> merged(summaries[a].ops);
+      merged.append(summaries[b].ops);
+      llvm::sort(merged, [&](Operation *x, Operation *y) {
+        return position[x] < position[y];
+      });
+      if (!isConvex(merged)) {
+        LLVM_DEBUG(llvm::dbgs() << "not merging into " << *consumer
+                                << ": the union would not be convex\n");
+        continue;
+      }
+      Group g;
+      g.ops = std::move(merged);
+      g.rootClasses = summaries[a].rootClasses;
+      g.rootClasses.append(summaries[b].rootClasses);
+      g.rowSignatures = summaries[a].rowSignatures;
+      g.rowSignatures.append(summaries[b].rowSignatures);
+      summaries.erase(a);
+      summaries.erase(b);
+      unions.unionSets(a, b);
+      Operation *leader = unions.getLeaderValue(a);
+      summaries[leader] = std::move(g);
+    }
+  }
+
+  SmallVector<Group> groups;
+  for (auto &entry : summaries)
+    groups.push_back(std::move(entry.second));
+  llvm::sort(groups, [&](const Group &x, const Group &y) {
+    return position[x.ops.front()] < position[y.ops.front()];
+  });
+  return groups;
+}
+
+//===----------------------------------------------------------------------===//
+// Canonical outlining
+//===----------------------------------------------------------------------===//
+
+/// The ops of one region in canonical order, with its boundary values.
+struct CanonicalRegion {
+  SmallVector<Operation *> ops;  // Post-order from the outputs.
+  SmallVector<Value> inputs;     // In order of first use.
+  SmallVector<Value> outputs;    // Sorted by structural hash.
+};
+
+/// Text of one op without its operands' names: local scope, generic form.
+std::string printOpAlone(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os, OpPrintingFlags()
+                    .printGenericOpForm()
+                    .useLocalScope()
+                    .enableDebugInfo(false));
+  return text;
+}
+
+/// Values an op reads: its operands, then values its regions capture.
+SmallVector<Value> readValues(Operation *op) {
+  SmallVector<Value> values(op->getOperands());
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  values.append(captured.begin(), captured.end());
+  return values;
+}
+
+class RegionCanonicalizer {
+public:
+  explicit RegionCanonicalizer(const Group &group) {
+    for (Operation *op : group.ops)
+      members.insert(op);
+  }
+
+  CanonicalRegion run();
+
+private:
+  /// Whether `value` is computed inside the region (members and the
+  /// clonable ops they pull in).
+  bool isInternal(Value value) {
+    Operation *def = value.getDefiningOp();
+    return def && (members.contains(def) || isClonable(def));
+  }
+  uint64_t structuralHash(Operation *op);
+  void visit(Operation *op, CanonicalRegion &region);
+
+  llvm::SmallPtrSet<Operation *, 16> members;
+  DenseMap<Operation *, uint64_t> hashes;
+  llvm::SmallPtrSet<Operation *, 16> visited;
+  llvm::SmallPtrSet<Value, 16> seenInputs;
+};
+
+uint64_t RegionCanonicalizer::structuralHash(Operation *op) {
+  auto it = hashes.find(op);
+  if (it != hashes.end())
+    return it->second;
+  std::string key = printOpAlone(op);
+  for (Value value : readValues(op)) {
+    if (isInternal(value)) {
+      key += "|op" + std::to_string(structuralHash(value.getDefiningOp())) +
+             "#" + std::to_string(cast<OpResult>(value).getResultNumber());
+    } else {
+      std::string type;
+      llvm::raw_string_ostream os(type);
+      os << value.getType();
+      key += "|arg:" + type;
+    }
+  }
+  uint64_t hash = llvm::xxh3_64bits(key);
+  hashes[op] = hash;
+  return hash;
+}
+
+void RegionCanonicalizer::visit(Operation *op, CanonicalRegion &region) {
+  if (!visited.insert(op).second)
+    return;
+  for (Value value : readValues(op)) {
+    if (isInternal(value))
+      visit(value.getDefiningOp(), region);
+    else if (seenInputs.insert(value).second)
+      region.inputs.push_back(value);
+  }
+  region.ops.push_back(op);
+}
+
+CanonicalRegion RegionCanonicalizer::run() {
+  CanonicalRegion region;
+  // Outputs: member results used outside the region, in block order first so
+  // that the stable sort below only breaks ties by position.
+  SmallVector<Operation *> ordered(members.begin(), members.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  for (Operation *op : ordered)
+    for (OpResult result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            Operation *owner =
+                op->getBlock()->findAncestorOpInBlock(*user);
+            return !owner || !members.contains(owner);
+          }))
+        region.outputs.push_back(result);
+  llvm::stable_sort(region.outputs, [&](Value a, Value b) {
+    auto key = [&](Value v) {
+      return std::make_pair(structuralHash(v.getDefiningOp()),
+                            cast<OpResult>(v).getResultNumber());
+    };
+    return key(a) < key(b);
+  });
+  for (Value output : region.outputs)
+    visit(output.getDefiningOp(), region);
+  return region;
+}
+
+/// Sums loop volume times the number of arithmetic body ops (constants do
+/// not count) over the linalg ops of `func`.
+int64_t countFlops(func::FuncOp func) {
+  int64_t flops = 0;
+  func.walk([&](linalg::LinalgOp op) {
+    int64_t volume = 1;
+    for (int64_t range : op.getStaticLoopRanges())
+      volume *= range;
+    int64_t bodyOps = llvm::count_if(
+        op.getBlock()->without_terminator(),
+        [](Operation &bodyOp) { return !bodyOp.hasTrait<OpTrait::ConstantLike>(); });
+    flops += volume * bodyOps;
+  });
+  return flops;
+}
+
+/// Bytes of every argument and result of `func`: the least traffic any kernel
+/// for the region must move.
+int64_t countBytes(func::FuncOp func) {
+  int64_t bytes = 0;
+  auto add = [&](Type type) {
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      bytes += shaped.getNumElements() *
+               ((shaped.getElementTypeBitWidth() + 7) / 8);
+  };
+  for (Type type : func.getArgumentTypes())
+    add(type);
+  for (Type type : func.getResultTypes())
+    add(type);
+  return bytes;
+}
+
+KernelKind kernelKind(const Group &group) {
+  if (group.rootClasses.empty())
+    return KernelKind::Elementwise;
+  KernelKind kind = kindOf(group.rootClasses.front());
+  for (OpClass cls : group.rootClasses)
+    if (kindOf(cls) != kind)
+      return KernelKind::Mixed;
+  return kind;
+}
+
+/// Outlines `group` into a new private function placed after `parent`.
+OutlinedRegion outlineGroup(const Group &group, func::FuncOp parent,
+                            unsigned number, SymbolTable &symbols) {
+  CanonicalRegion region = RegionCanonicalizer(group).run();
+  MLIRContext *ctx = parent.getContext();
+  Location loc = FusedLoc::get(
+      ctx, llvm::map_to_vector(group.ops, [](Operation *op) {
+        return op->getLoc();
+      }));
+
+  // Build the function body in canonical order.
+  OpBuilder builder(ctx);
+  builder.setInsertionPointAfter(parent);
+  auto type = builder.getFunctionType(
+      llvm::map_to_vector(region.inputs, [](Value v) { return v.getType(); }),
+      llvm::map_to_vector(region.outputs, [](Value v) { return v.getType(); }));
+  std::string name =
+      (parent.getSymName() + "_region" + Twine(number)).str();
+  auto func = func::FuncOp::create(builder, loc, name, type);
+  func.setPrivate();
+  Block *entry = func.addEntryBlock();
+  IRMapping mapping;
+  mapping.map(region.inputs, entry->getArguments());
+  builder.setInsertionPointToStart(entry);
+  for (Operation *op : region.ops)
+    builder.clone(*op, mapping);
+  func::ReturnOp::create(builder, loc,
+                         llvm::map_to_vector(region.outputs, [&](Value v) {
+                           return mapping.lookup(v);
+                         }));
+  symbols.insert(func);
+
+  OutlinedRegion outlined{func, computeRegionHash(func), kernelKind(group),
+                          countFlops(func), countBytes(func)};
+  func->setAttr(kRegionAttrName,
+                builder.getDictionaryAttr({
+                    builder.getNamedAttr("hash",
+                                         builder.getStringAttr(outlined.hash)),
+                    builder.getNamedAttr(
+                        "kind", builder.getStringAttr(
+                                    stringifyKernelKind(outlined.kind))),
+                    builder.getNamedAttr(
+                        "flops", builder.getI64IntegerAttr(outlined.flops)),
+                    builder.getNamedAttr(
+                        "bytes", builder.getI64IntegerAttr(outlined.bytes)),
+                }));
+
+  // Replace the group by a call placed after its last op; a stable
+  // topological sort of the block afterwards moves any outside op that reads
+  // a region result below the call (convexity guarantees this is possible).
+  builder.setInsertionPointAfter(group.ops.back());
+  auto call = func::CallOp::create(builder, loc, func, region.inputs);
+  for (auto [output, result] : llvm::zip(region.outputs, call.getResults()))
+    output.replaceUsesWithIf(result, [&](OpOperand &use) {
+      return use.getOwner() != call.getOperation();
+    });
+  for (Operation *op : llvm::reverse(group.ops))
+    op->erase();
+  return outlined;
+}
+
+/// Erases clonable ops that outlining left without uses.
+void eraseDeadClonables(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    if (op.use_empty() && isClonable(&op))
+      op.erase();
+}
+
+/// Remarks on ops of `block` that stay outside every region.
+void remarkLeftovers(Block &block,
+                     const DenseMap<Operation *, std::string> &reasons) {
+  for (Operation &op : block) {
+    auto it = reasons.find(&op);
+    if (it != reasons.end()) {
+      op.emitRemark() << "kept outside any kernel region: " << it->second;
+      continue;
+    }
+    if (isa<linalg::FillOp>(op)) {
+      op.emitRemark() << "kept outside any kernel region: no op of a region "
+                         "consumes this fill";
+      continue;
+    }
+    if (isa<linalg::LinalgOp, func::CallOp, func::ReturnOp, tensor::EmptyOp,
+            arith::ConstantOp>(op) ||
+        op.hasTrait<OpTrait::IsTerminator>() || op.getNumRegions() != 0)
+      continue;
+    auto isTensor = [](Type t) { return isa<TensorType>(t); };
+    if (llvm::any_of(op.getOperandTypes(), isTensor) ||
+        llvm::any_of(op.getResultTypes(), isTensor))
+      op.emitRemark() << "kept outside any kernel region: '" << op.getName()
+                      << "' is not a linalg op";
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+LogicalResult cuda_agent::decomposeAggregatedOps(Operation *root) {
+  SmallVector<linalg::AggregatedOpInterface> aggregated;
+  root->walk([&](linalg::AggregatedOpInterface op) {
+    auto isStaticTensor = [](Type t) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      return tensor && tensor.hasStaticShape();
+    };
+    if (llvm::all_of(op->getOperandTypes(), isStaticTensor) &&
+        llvm::all_of(op->getResultTypes(), isStaticTensor))
+      aggregated.push_back(op);
+  });
+  for (linalg::AggregatedOpInterface op : aggregated) {
+    OpBuilder builder(op);
+    FailureOr<SmallVector<Value>> values = op.decomposeOperation(builder);
+    if (failed(values))
+      return op->emitError("failed to decompose this aggregated op");
+    op->replaceAllUsesWith(*values);
+    op->erase();
+  }
+  return success();
+}
+
+FailureOr<SmallVector<OutlinedRegion>>
+cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
+  SymbolTable symbols(module);
+  SmallVector<func::FuncOp> functions;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && !func->hasAttr(kRegionAttrName))
+      functions.push_back(func);
+
+  SmallVector<OutlinedRegion> regions;
+  for (func::FuncOp func : functions) {
+    if (failed(decomposeAggregatedOps(func)))
+      return failure();
+    // Blocks that can hold regions: every block except linalg bodies.
+    SmallVector<Block *> blocks;
+    func.walk([&](Block *block) {
+      if (!isa_and_nonnull<linalg::LinalgOp>(block->getParentOp()))
+        blocks.push_back(block);
+    });
+    unsigned number = 0;
+    for (Block *block : blocks) {
+      DenseMap<Operation *, std::string> reasons;
+      SmallVector<Group> groups = BlockGrouper(*block, options).run(reasons);
+      for (const Group &group : groups)
+        regions.push_back(outlineGroup(group, func, number++, symbols));
+      if (!groups.empty()) {
+        if (!sortTopologically(block))
+          return func->emitError("outlining left a cycle in this function");
+        eraseDeadClonables(*block);
+      }
+      remarkLeftovers(*block, reasons);
+    }
+  }
+  return regions;
+}
