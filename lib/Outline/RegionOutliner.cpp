@@ -25,6 +25,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -32,6 +34,7 @@
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/xxhash.h"
 
+#include <functional>
 #include <optional>
 
 #define DEBUG_TYPE "agent-outline"
@@ -262,7 +265,7 @@ bool BlockGrouper::isConvex(ArrayRef<Operation *> ops) const {
         Operation *owner = block.findAncestorOpInBlock(*user);
         if (!owner || (fromInside && inside.contains(owner)))
           continue;
-        if (position.lookup(owner) < last && visited.insert(owner).second)
+        if (position.lookup(owner) <= last && visited.insert(owner).second)
           worklist.push_back(owner);
       }
   };
@@ -477,8 +480,38 @@ CanonicalRegion RegionCanonicalizer::run() {
   return region;
 }
 
-/// Sums loop volume times the number of arithmetic body ops (constants do
-/// not count) over the linalg ops of `func`.
+/// Orders the ops of every linalg body in `func` by post-order from the
+/// yielded values, like the region itself, so that independent body ops (a
+/// constant before or after an add) have one order. Bodies with side effects
+/// are left as they are.
+void canonicalizeBodies(func::FuncOp func) {
+  func.walk([](linalg::LinalgOp op) {
+    Block *body = op.getBlock();
+    if (!llvm::all_of(body->without_terminator(),
+                      [](Operation &o) { return isMemoryEffectFree(&o); }))
+      return;
+    SmallVector<Operation *> order;
+    llvm::SmallPtrSet<Operation *, 16> visited;
+    std::function<void(Operation *)> visit = [&](Operation *o) {
+      if (!o || o->getBlock() != body || !visited.insert(o).second)
+        return;
+      for (Value value : readValues(o))
+        visit(value.getDefiningOp());
+      order.push_back(o);
+    };
+    for (Value value : body->getTerminator()->getOperands())
+      visit(value.getDefiningOp());
+    // Unused ops keep their relative order, after the used ones.
+    for (Operation &o : body->without_terminator())
+      if (!visited.contains(&o))
+        order.push_back(&o);
+    for (Operation *o : order)
+      o->moveBefore(body->getTerminator());
+  });
+}
+
+/// Sums loop volume times the number of arithmetic body ops (constants and
+/// casts do not count) over the linalg ops of `func`.
 int64_t countFlops(func::FuncOp func) {
   int64_t flops = 0;
   func.walk([&](linalg::LinalgOp op) {
@@ -487,7 +520,10 @@ int64_t countFlops(func::FuncOp func) {
       volume *= range;
     int64_t bodyOps = llvm::count_if(
         op.getBlock()->without_terminator(),
-        [](Operation &bodyOp) { return !bodyOp.hasTrait<OpTrait::ConstantLike>(); });
+        [](Operation &bodyOp) {
+          return !bodyOp.hasTrait<OpTrait::ConstantLike>() &&
+                 !isa<CastOpInterface>(bodyOp);
+        });
     flops += volume * bodyOps;
   });
   return flops;
@@ -519,9 +555,11 @@ KernelKind kernelKind(const Group &group) {
   return kind;
 }
 
-/// Outlines `group` into a new private function placed after `parent`.
+/// Outlines `group` into a new private function of `parent`, placed after
+/// `insertAfter` (the parent or its previous region).
 OutlinedRegion outlineGroup(const Group &group, func::FuncOp parent,
-                            unsigned number, SymbolTable &symbols) {
+                            Operation *insertAfter, unsigned number,
+                            SymbolTable &symbols) {
   CanonicalRegion region = RegionCanonicalizer(group).run();
   MLIRContext *ctx = parent.getContext();
   Location loc = FusedLoc::get(
@@ -531,7 +569,7 @@ OutlinedRegion outlineGroup(const Group &group, func::FuncOp parent,
 
   // Build the function body in canonical order.
   OpBuilder builder(ctx);
-  builder.setInsertionPointAfter(parent);
+  builder.setInsertionPointAfter(insertAfter);
   auto type = builder.getFunctionType(
       llvm::map_to_vector(region.inputs, [](Value v) { return v.getType(); }),
       llvm::map_to_vector(region.outputs, [](Value v) { return v.getType(); }));
@@ -549,6 +587,7 @@ OutlinedRegion outlineGroup(const Group &group, func::FuncOp parent,
                          llvm::map_to_vector(region.outputs, [&](Value v) {
                            return mapping.lookup(v);
                          }));
+  canonicalizeBodies(func);
   symbols.insert(func);
 
   OutlinedRegion outlined{func, computeRegionHash(func), kernelKind(group),
@@ -660,11 +699,15 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
         blocks.push_back(block);
     });
     unsigned number = 0;
+    Operation *insertAfter = func;
     for (Block *block : blocks) {
       DenseMap<Operation *, std::string> reasons;
       SmallVector<Group> groups = BlockGrouper(*block, options).run(reasons);
-      for (const Group &group : groups)
-        regions.push_back(outlineGroup(group, func, number++, symbols));
+      for (const Group &group : groups) {
+        regions.push_back(
+            outlineGroup(group, func, insertAfter, number++, symbols));
+        insertAfter = regions.back().func;
+      }
       if (!groups.empty()) {
         if (!sortTopologically(block))
           return func->emitError("outlining left a cycle in this function");

@@ -22,8 +22,17 @@ struct AgentOutlinePass
   void runOnOperation() override {
     OutlineOptions options;
     options.fusion = fusion;
-    if (failed(outlineRegions(getOperation(), options)))
-      signalPassFailure();
+    FailureOr<SmallVector<OutlinedRegion>> regions =
+        outlineRegions(getOperation(), options);
+    if (failed(regions))
+      return signalPassFailure();
+    if (!remarkRegions)
+      return;
+    for (OutlinedRegion &region : *regions)
+      region.func.emitRemark()
+          << "outlined " << stringifyKernelKind(region.kind) << " region @"
+          << region.func.getSymName() << ": " << region.flops << " flops, "
+          << region.bytes << " bytes, hash " << region.hash;
   }
 };
 } // namespace

@@ -72,6 +72,9 @@ def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
                         "elementwise", "fuse elementwise producers and consumers"),
              clEnumValN(::mlir::cuda_agent::FusionMode::Rows, "rows",
                         "also join reductions over the same rows"))}]>,
+    Option<"remarkRegions", "remark-regions", "bool", /*default=*/"false",
+           "Emit a remark on every outlined region with its kind, flops, "
+           "bytes and hash, for example `remark-regions=true`.">,
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect",

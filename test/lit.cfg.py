@@ -1,0 +1,55 @@
+# -*- Python -*-
+# lit configuration for cuda-agent-opt. Tests mirror lib/; GPU tests live in
+# test/Integration/GPU and need the `cuda-gpu` feature.
+import json
+import os
+import subprocess
+
+import lit.formats
+
+config.name = "cuda-agent"
+config.test_format = lit.formats.ShTest(not lit_config.debug)
+config.suffixes = [".mlir"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.cuda_agent_obj_root, "test")
+
+# Every capture in a CHECK-LABEL block is local to it.
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
+config.substitutions.append(("%cuda_agent_lib", config.cuda_agent_lib_dir))
+config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.environment["PATH"] = os.pathsep.join(
+    [config.cuda_agent_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+
+
+def probe_gpu():
+    """Asks the MLIR-free runner what this machine has.
+
+    The runner prints {"gpu": bool, "arch": "sm_90", ...}; without a runner
+    (not built yet) the machine counts as having no GPU.
+    """
+    runner = os.path.join(config.cuda_agent_tools_dir, "cuda-agent-run")
+    if not os.path.exists(runner):
+        return {}
+    try:
+        out = subprocess.run([runner, "--probe"], capture_output=True, text=True, timeout=60)
+        return json.loads(out.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return {}
+
+
+def has_nvrtc():
+    cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    return any(os.path.exists(os.path.join(cuda, d, "libnvrtc.so"))
+               for d in ("lib64", "lib", "targets/x86_64-linux/lib"))
+
+
+probe = probe_gpu()
+if probe.get("gpu"):
+    config.available_features.add("cuda-gpu")
+    if probe.get("arch"):
+        config.available_features.add(probe["arch"])
+if has_nvrtc():
+    config.available_features.add("nvrtc")

@@ -1,0 +1,198 @@
+//===- Npy.cpp - .npy file reading and writing ------------------*- C++ -*-===//
+//
+// A minimal .npy codec. The header is a Python dict literal; the reader
+// parses just the three keys numpy writes ('descr', 'fortran_order', 'shape')
+// with a tiny scanner, which is enough for files written by numpy and torch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Npy.h"
+
+#include "Error.h"
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+
+using namespace mlir::cuda_agent;
+namespace fs = std::filesystem;
+
+static const char kMagic[] = "\x93NUMPY";
+static constexpr size_t kMagicSize = 6;
+
+namespace {
+
+/// Scans the header dict `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`.
+class HeaderScanner {
+public:
+  HeaderScanner(const std::string &text, const fs::path &path)
+      : text(text), path(path) {}
+
+  NpyArray scan() {
+    NpyArray array;
+    bool sawDescr = false, sawOrder = false, sawShape = false;
+    expect('{');
+    while (skipSpace(), peek() != '}') {
+      std::string key = scanString();
+      expect(':');
+      if (key == "descr") {
+        array.descr = scanString();
+        sawDescr = true;
+      } else if (key == "fortran_order") {
+        if (scanWord() != "False")
+          fail("fortran_order is not False (only C order is supported)");
+        sawOrder = true;
+      } else if (key == "shape") {
+        array.shape = scanShape();
+        sawShape = true;
+      } else {
+        fail("unexpected key '" + key + "'");
+      }
+      skipSpace();
+      if (peek() == ',')
+        ++pos;
+    }
+    if (!sawDescr || !sawOrder || !sawShape)
+      fail("header lacks 'descr', 'fortran_order' or 'shape'");
+    return array;
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &message) const {
+    throw RunnerError(kExitUsage, path.string() + ": bad .npy header: " + message);
+  }
+  void skipSpace() {
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos])))
+      ++pos;
+  }
+  char peek() {
+    if (pos >= text.size())
+      fail("unexpected end of header");
+    return text[pos];
+  }
+  void expect(char c) {
+    skipSpace();
+    if (peek() != c)
+      fail(std::string("expected '") + c + "' at offset " + std::to_string(pos));
+    ++pos;
+  }
+  std::string scanString() {
+    skipSpace();
+    char quote = peek();
+    if (quote != '\'' && quote != '"')
+      fail("expected a quoted string at offset " + std::to_string(pos));
+    size_t end = text.find(quote, pos + 1);
+    if (end == std::string::npos)
+      fail("unterminated string");
+    std::string result = text.substr(pos + 1, end - pos - 1);
+    pos = end + 1;
+    return result;
+  }
+  std::string scanWord() {
+    skipSpace();
+    size_t start = pos;
+    while (pos < text.size() && std::isalnum(static_cast<unsigned char>(text[pos])))
+      ++pos;
+    return text.substr(start, pos - start);
+  }
+  std::vector<int64_t> scanShape() {
+    std::vector<int64_t> shape;
+    expect('(');
+    while (skipSpace(), peek() != ')') {
+      std::string word = scanWord();
+      if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos)
+        fail("bad dimension '" + word + "' in shape");
+      shape.push_back(std::stoll(word));
+      skipSpace();
+      if (peek() == ',')
+        ++pos;
+    }
+    ++pos;
+    return shape;
+  }
+
+  const std::string &text;
+  const fs::path &path;
+  size_t pos = 0;
+};
+
+/// Bytes per element of a descr like "<f4" or "|b1".
+size_t descrItemSize(const std::string &descr) {
+  if (descr.size() < 3 || !std::isdigit(static_cast<unsigned char>(descr[2])))
+    return 0;
+  return std::stoul(descr.substr(2));
+}
+
+} // namespace
+
+NpyArray mlir::cuda_agent::readNpy(const fs::path &path) {
+  auto fail = [&](const std::string &message) -> RunnerError {
+    return RunnerError(kExitUsage, path.string() + ": " + message);
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw fail("cannot open");
+  char preamble[8];
+  if (!in.read(preamble, 8) || std::memcmp(preamble, kMagic, kMagicSize) != 0)
+    throw fail("not a .npy file");
+  unsigned major = static_cast<unsigned char>(preamble[6]);
+  if (major < 1 || major > 3)
+    throw fail("unsupported .npy version " + std::to_string(major));
+  // Version 1 has a 2-byte header length, versions 2 and 3 a 4-byte one.
+  unsigned char lengthBytes[4] = {0, 0, 0, 0};
+  if (!in.read(reinterpret_cast<char *>(lengthBytes), major == 1 ? 2 : 4))
+    throw fail("truncated header");
+  size_t headerLength = lengthBytes[0] | lengthBytes[1] << 8 |
+                        lengthBytes[2] << 16 | size_t(lengthBytes[3]) << 24;
+  std::string header(headerLength, '\0');
+  if (!in.read(header.data(), headerLength))
+    throw fail("truncated header");
+
+  NpyArray array = HeaderScanner(header, path).scan();
+  size_t itemSize = descrItemSize(array.descr);
+  if (itemSize == 0)
+    throw fail("unsupported dtype descr '" + array.descr + "'");
+  uint64_t expected = itemSize;
+  for (int64_t dim : array.shape)
+    expected *= static_cast<uint64_t>(dim);
+  array.data.resize(expected);
+  if (!in.read(reinterpret_cast<char *>(array.data.data()), expected))
+    throw fail("holds fewer data bytes than shape and dtype need (" +
+               std::to_string(expected) + ")");
+  if (in.peek() != std::char_traits<char>::eof())
+    throw fail("holds more data bytes than shape and dtype need (" +
+               std::to_string(expected) + ")");
+  return array;
+}
+
+void mlir::cuda_agent::writeNpy(const fs::path &path, const std::string &descr,
+                                const std::vector<int64_t> &shape,
+                                const void *data, size_t numBytes) {
+  std::string shapeText = "(";
+  for (int64_t dim : shape)
+    shapeText += std::to_string(dim) + ", ";
+  if (shape.size() > 1)
+    shapeText.resize(shapeText.size() - 2); // numpy writes (5,) but (2, 3)
+  else if (shape.size() == 1)
+    shapeText.pop_back();
+  shapeText += ")";
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': False, 'shape': " + shapeText + ", }";
+  // Pad with spaces so that magic + version + length + header is a multiple
+  // of 64 bytes, ending in a newline.
+  size_t unpadded = kMagicSize + 2 + 2 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header.push_back('\n');
+
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  char preamble[10] = {};
+  std::memcpy(preamble, kMagic, kMagicSize);
+  preamble[6] = 1; // version 1.0
+  preamble[8] = static_cast<char>(header.size() & 0xff);
+  preamble[9] = static_cast<char>(header.size() >> 8);
+  out.write(preamble, sizeof(preamble));
+  out.write(header.data(), header.size());
+  out.write(static_cast<const char *>(data), numBytes);
+  if (!out.flush())
+    throw RunnerError(kExitIo, "cannot write '" + path.string() + "'");
+}

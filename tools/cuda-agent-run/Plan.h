@@ -1,0 +1,77 @@
+//===- Plan.h - Launch plan parsing -----------------------------*- C++ -*-===//
+//
+// A bundle is a directory holding `plan.json` and the kernel objects it names
+// (cubin, fatbin or PTX). The plan lists named buffers (shape, element type,
+// role) and an ordered list of kernel launches over them. loadPlan() reads and
+// fully validates a bundle before anything touches the GPU, so that a bad plan
+// fails with exit code 2 and a message naming the launch at fault.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_RUN_PLAN_H
+#define CUDA_AGENT_RUN_PLAN_H
+
+#include "DType.h"
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlir::cuda_agent {
+
+/// What the runner does with a buffer before and after the launches.
+enum class Role {
+  Input,  ///< filled from --inputs or generated; must be left unchanged
+  Output, ///< poisoned with 0xFF bytes before the run, written out after
+  InOut,  ///< filled like an input, written out like an output
+  Temp,   ///< zero-filled, never written out
+};
+
+const char *getRoleName(Role role);
+
+struct BufferSpec {
+  std::string name;
+  std::vector<int64_t> shape; ///< may be empty (a scalar)
+  DType dtype;
+  Role role;
+
+  uint64_t numElements() const;
+  uint64_t numBytes() const { return numElements() * getInfo(dtype).size; }
+  bool isFilled() const { return role == Role::Input || role == Role::InOut; }
+  bool isWrittenOut() const { return role != Role::Temp; }
+};
+
+struct LaunchSpec {
+  std::string kernel;             ///< entry point (extern "C" name)
+  std::string object;             ///< file name inside the bundle
+  std::array<unsigned, 3> grid;   ///< blocks
+  std::array<unsigned, 3> block;  ///< threads per block
+  unsigned sharedBytes = 0;       ///< dynamic shared memory
+  std::vector<size_t> args;       ///< indices into Plan::buffers
+};
+
+struct Plan {
+  std::filesystem::path bundle;
+  int version = 1;
+  std::string chip; ///< e.g. "sm_90"; empty when the plan does not say
+  std::vector<BufferSpec> buffers;
+  std::vector<LaunchSpec> launches;
+  /// Contents of every object file, keyed by LaunchSpec::object. PTX text is
+  /// NUL-terminated, as cuModuleLoadData requires.
+  std::map<std::string, std::vector<char>> objects;
+};
+
+/// Reads `bundle`/plan.json and the object files it names, and checks:
+/// version 1, required fields and their types, known dtypes, non-negative
+/// shapes, unique buffer names, args naming known buffers, existing object
+/// files, grid and block dims >= 1 and within CUDA limits, <= 1024 threads per
+/// block. Throws RunnerError(kExitUsage) naming the buffer or launch (index
+/// and kernel) at fault.
+Plan loadPlan(const std::filesystem::path &bundle);
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_RUN_PLAN_H

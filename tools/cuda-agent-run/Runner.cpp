@@ -1,0 +1,252 @@
+//===- Runner.cpp - Launch plan execution on the GPU ------------*- C++ -*-===//
+//
+// The device side of the runner. Buffers are allocated with kGuardBytes of a
+// known pattern before and after them so that a kernel writing out of bounds
+// is caught after the checked run; kernels get the pointer past the leading
+// guard, which keeps the 256-byte alignment cuMemAlloc gives.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+using namespace mlir::cuda_agent;
+
+static constexpr size_t kGuardBytes = 256;
+static constexpr uint8_t kGuardPattern = 0xA5;
+static constexpr unsigned kDefaultSharedLimit = 48 * 1024;
+
+DeviceInfo mlir::cuda_agent::queryDevice(const Driver &driver, int ordinal) {
+  CUdevice dev;
+  CU_CHECK(driver, cuDeviceGet, &dev, ordinal);
+  char name[256] = {};
+  CU_CHECK(driver, cuDeviceGetName, name, sizeof(name), dev);
+  auto attribute = [&](CUdevice_attribute attr) {
+    int value = 0;
+    CU_CHECK(driver, cuDeviceGetAttribute, &value, attr, dev);
+    return value;
+  };
+  DeviceInfo info;
+  info.name = name;
+  info.arch = "sm_" +
+              std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)) +
+              std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+  info.l2Bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  size_t memory = 0;
+  CU_CHECK(driver, cuDeviceTotalMem, &memory, dev);
+  info.memoryBytes = memory;
+  return info;
+}
+
+/// Loads one object; for PTX the JIT's error log is appended to a failure.
+static CUmodule loadModule(const Driver &driver, const std::vector<char> &image) {
+  char log[8192] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+  CUmodule module = nullptr;
+  CUresult result = driver.cuModuleLoadDataEx(&module, image.data(), 2, options, values);
+  if (result != CUDA_SUCCESS)
+    throw RunnerError(kExitCuda, "cuModuleLoadDataEx: " + driver.describe(result) +
+                                     (log[0] ? std::string("; JIT log: ") + log : ""));
+  return module;
+}
+
+PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
+    : driver(driver), plan(plan) {
+  CU_CHECK(driver, cuInit, 0);
+  int count = 0;
+  CU_CHECK(driver, cuDeviceGetCount, &count);
+  if (ordinal < 0 || ordinal >= count)
+    throw RunnerError(kExitCuda, "device " + std::to_string(ordinal) +
+                                     " does not exist (" + std::to_string(count) +
+                                     " CUDA devices)");
+  device = queryDevice(driver, ordinal);
+  CU_CHECK(driver, cuDeviceGet, &cuDevice, ordinal);
+  CU_CHECK(driver, cuDevicePrimaryCtxRetain, &context, cuDevice);
+  CU_CHECK(driver, cuCtxSetCurrent, context);
+  CU_CHECK(driver, cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+
+  std::map<std::string, CUmodule> moduleByObject;
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
+    const LaunchSpec &launch = plan.launches[i];
+    withContext(describeLaunch(i), [&] {
+      CUmodule &module = moduleByObject[launch.object];
+      if (!module) {
+        module = withContext("loading '" + launch.object + "'", [&] {
+          return loadModule(driver, plan.objects.at(launch.object));
+        });
+        modules.push_back(module);
+      }
+      CUfunction function;
+      CU_CHECK(driver, cuModuleGetFunction, &function, module, launch.kernel.c_str());
+      if (launch.sharedBytes > kDefaultSharedLimit)
+        CU_CHECK(driver, cuFuncSetAttribute, function,
+                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                 int(launch.sharedBytes));
+      functions.push_back(function);
+    });
+  }
+
+  for (const BufferSpec &buffer : plan.buffers) {
+    withContext("allocating buffer '" + buffer.name + "' (" +
+                    std::to_string(buffer.numBytes()) + " bytes)",
+                [&] {
+                  size_t bytes = buffer.numBytes() + 2 * kGuardBytes;
+                  CUdeviceptr ptr;
+                  CU_CHECK(driver, cuMemAlloc, &ptr, bytes);
+                  allocations.push_back(ptr);
+                  CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, bytes);
+                });
+  }
+
+  // Kernel parameters: one device pointer per arg, passed by address.
+  for (const LaunchSpec &launch : plan.launches) {
+    std::vector<CUdeviceptr> values;
+    for (size_t buffer : launch.args)
+      values.push_back(allocations[buffer] + kGuardBytes);
+    argValues.push_back(std::move(values));
+  }
+  for (std::vector<CUdeviceptr> &values : argValues) {
+    std::vector<void *> pointers;
+    for (CUdeviceptr &value : values)
+      pointers.push_back(&value);
+    argPointers.push_back(std::move(pointers));
+  }
+}
+
+PlanRunner::~PlanRunner() {
+  // Best effort: after a sticky error (a faulting kernel) these calls fail too.
+  if (startEvent)
+    driver.cuEventDestroy(startEvent);
+  if (stopEvent)
+    driver.cuEventDestroy(stopEvent);
+  if (flushBuffer)
+    driver.cuMemFree(flushBuffer);
+  for (CUdeviceptr ptr : allocations)
+    driver.cuMemFree(ptr);
+  for (CUmodule module : modules)
+    driver.cuModuleUnload(module);
+  if (stream)
+    driver.cuStreamDestroy(stream);
+  if (context)
+    driver.cuDevicePrimaryCtxRelease(cuDevice);
+}
+
+std::string PlanRunner::describeLaunch(size_t index) const {
+  return "launch " + std::to_string(index) + " (" + plan.launches[index].kernel + ")";
+}
+
+void PlanRunner::upload(size_t index, const std::vector<uint8_t> &bytes) {
+  withContext("uploading buffer '" + plan.buffers[index].name + "'", [&] {
+    CU_CHECK(driver, cuMemcpyHtoD, allocations[index] + kGuardBytes,
+             bytes.data(), bytes.size());
+  });
+}
+
+void PlanRunner::fill(size_t index, uint8_t value) {
+  withContext("filling buffer '" + plan.buffers[index].name + "'", [&] {
+    CU_CHECK(driver, cuMemsetD8, allocations[index] + kGuardBytes, value,
+             plan.buffers[index].numBytes());
+  });
+}
+
+std::vector<uint8_t> PlanRunner::download(size_t index) {
+  std::vector<uint8_t> bytes(plan.buffers[index].numBytes());
+  withContext("downloading buffer '" + plan.buffers[index].name + "'", [&] {
+    CU_CHECK(driver, cuMemcpyDtoH, bytes.data(),
+             allocations[index] + kGuardBytes, bytes.size());
+  });
+  return bytes;
+}
+
+std::vector<std::string> PlanRunner::findGuardViolations() {
+  std::vector<std::string> violations;
+  std::vector<uint8_t> guard(kGuardBytes);
+  auto intact = [&](CUdeviceptr ptr) {
+    CU_CHECK(driver, cuMemcpyDtoH, guard.data(), ptr, kGuardBytes);
+    return std::all_of(guard.begin(), guard.end(),
+                       [](uint8_t byte) { return byte == kGuardPattern; });
+  };
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    withContext("checking the guards of buffer '" + plan.buffers[i].name + "'", [&] {
+      if (!intact(allocations[i]))
+        violations.push_back(plan.buffers[i].name + " (before)");
+      if (!intact(allocations[i] + kGuardBytes + plan.buffers[i].numBytes()))
+        violations.push_back(plan.buffers[i].name + " (after)");
+    });
+  }
+  return violations;
+}
+
+void PlanRunner::enqueueLaunch(size_t index) {
+  const LaunchSpec &launch = plan.launches[index];
+  withContext(describeLaunch(index), [&] {
+    CU_CHECK(driver, cuLaunchKernel, functions[index], launch.grid[0],
+             launch.grid[1], launch.grid[2], launch.block[0], launch.block[1],
+             launch.block[2], launch.sharedBytes, stream,
+             argPointers[index].data(), nullptr);
+  });
+}
+
+void PlanRunner::runChecked() {
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
+    enqueueLaunch(i);
+    withContext(describeLaunch(i),
+                [&] { CU_CHECK(driver, cuStreamSynchronize, stream); });
+  }
+}
+
+void PlanRunner::flushL2() {
+  if (!flushBuffer) {
+    // Twice the L2 size, so that no line of the previous run survives.
+    flushBytes = 2 * size_t(device.l2Bytes > 0 ? device.l2Bytes : 64 << 20);
+    CU_CHECK(driver, cuMemAlloc, &flushBuffer, flushBytes);
+  }
+  CU_CHECK(driver, cuMemsetD8Async, flushBuffer, 0, flushBytes, stream);
+}
+
+/// Percentile `p` in [0, 1] of sorted `values`, interpolated as numpy does.
+static double percentile(const std::vector<double> &values, double p) {
+  double position = p * double(values.size() - 1);
+  size_t lower = static_cast<size_t>(std::floor(position));
+  size_t upper = std::min(lower + 1, values.size() - 1);
+  double fraction = position - double(lower);
+  return values[lower] + (values[upper] - values[lower]) * fraction;
+}
+
+TimingStats PlanRunner::time(int warmup, int runs) {
+  std::vector<double> times;
+  withContext("timing", [&] {
+    if (!startEvent) {
+      CU_CHECK(driver, cuEventCreate, &startEvent, CU_EVENT_DEFAULT);
+      CU_CHECK(driver, cuEventCreate, &stopEvent, CU_EVENT_DEFAULT);
+    }
+    for (int run = 0; run < warmup + runs; ++run) {
+      flushL2();
+      CU_CHECK(driver, cuEventRecord, startEvent, stream);
+      for (size_t i = 0; i < plan.launches.size(); ++i)
+        enqueueLaunch(i);
+      CU_CHECK(driver, cuEventRecord, stopEvent, stream);
+      CU_CHECK(driver, cuEventSynchronize, stopEvent);
+      float ms = 0;
+      CU_CHECK(driver, cuEventElapsedTime, &ms, startEvent, stopEvent);
+      if (run >= warmup)
+        times.push_back(double(ms) * 1000.0);
+    }
+  });
+  std::sort(times.begin(), times.end());
+  TimingStats stats;
+  stats.runs = runs;
+  stats.minUs = times.front();
+  stats.maxUs = times.back();
+  stats.medianUs = percentile(times, 0.5);
+  stats.p10Us = percentile(times, 0.1);
+  stats.p90Us = percentile(times, 0.9);
+  stats.meanUs = std::accumulate(times.begin(), times.end(), 0.0) / times.size();
+  return stats;
+}

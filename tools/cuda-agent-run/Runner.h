@@ -1,0 +1,94 @@
+//===- Runner.h - Launch plan execution on the GPU --------------*- C++ -*-===//
+//
+// PlanRunner owns everything a plan needs on the device: the primary context
+// of one GPU, a stream, the loaded modules and kernel handles, and one
+// allocation per buffer with guard bytes on both sides. It runs the launches
+// once with a check after each (so a fault names its launch), or many times
+// under CUDA events with an L2 flush between runs to time the plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_RUN_RUNNER_H
+#define CUDA_AGENT_RUN_RUNNER_H
+
+#include "Driver.h"
+#include "Plan.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::cuda_agent {
+
+/// What --probe and the run summary say about a device.
+struct DeviceInfo {
+  std::string name;
+  std::string arch; ///< "sm_90"
+  uint64_t memoryBytes = 0;
+  int l2Bytes = 0;
+};
+
+/// Returns the properties of device `ordinal`. cuInit must have succeeded.
+DeviceInfo queryDevice(const Driver &driver, int ordinal);
+
+/// Statistics over the per-run times of a timed plan, in microseconds.
+struct TimingStats {
+  double medianUs, minUs, maxUs, p10Us, p90Us, meanUs;
+  int runs;
+};
+
+class PlanRunner {
+public:
+  /// Initializes the driver, makes device `ordinal`'s primary context current,
+  /// loads every object and kernel of `plan` and allocates every buffer. Throws
+  /// RunnerError(kExitCuda); a module or kernel failure names the launch.
+  PlanRunner(const Driver &driver, const Plan &plan, int ordinal);
+  ~PlanRunner();
+  PlanRunner(const PlanRunner &) = delete;
+  PlanRunner &operator=(const PlanRunner &) = delete;
+
+  const DeviceInfo &getDevice() const { return device; }
+
+  /// Copies `bytes` (exactly the buffer's size) into buffer `index`.
+  void upload(size_t index, const std::vector<uint8_t> &bytes);
+  /// Sets every byte of buffer `index` to `value`.
+  void fill(size_t index, uint8_t value);
+  /// Copies buffer `index` back to the host.
+  std::vector<uint8_t> download(size_t index);
+  /// Returns the names of the buffers whose guard bytes changed, with the
+  /// side ("res0 (after)").
+  std::vector<std::string> findGuardViolations();
+
+  /// Runs every launch once in order, synchronizing after each one so that an
+  /// asynchronous fault is reported with its launch index and kernel.
+  void runChecked();
+
+  /// Runs the plan `warmup` times, then `runs` times each bracketed by events
+  /// (the first launch to the last), flushing L2 before every run outside the
+  /// timed interval.
+  TimingStats time(int warmup, int runs);
+
+private:
+  void enqueueLaunch(size_t index);
+  void flushL2();
+  std::string describeLaunch(size_t index) const;
+
+  const Driver &driver;
+  const Plan &plan;
+  DeviceInfo device;
+  CUdevice cuDevice = 0;
+  CUcontext context = nullptr;
+  CUstream stream = nullptr;
+  std::vector<CUmodule> modules;
+  std::vector<CUfunction> functions;       ///< one per launch
+  std::vector<CUdeviceptr> allocations;    ///< one per buffer, with guards
+  std::vector<std::vector<CUdeviceptr>> argValues; ///< per launch
+  std::vector<std::vector<void *>> argPointers;    ///< into argValues
+  CUdeviceptr flushBuffer = 0; ///< L2 flush scratch, allocated by time()
+  size_t flushBytes = 0;
+  CUevent startEvent = nullptr, stopEvent = nullptr; ///< created by time()
+};
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_RUN_RUNNER_H

@@ -1,0 +1,332 @@
+//===- cuda-agent-run.cpp - The MLIR-free GPU runner ------------*- C++ -*-===//
+//
+// cuda-agent-run executes a launch-plan bundle (plan.json + kernel objects) on
+// a GPU: it fills the inputs (from .npy files or a seeded generator), poisons
+// the outputs, runs the launches once with a check after each, writes every
+// output as .npy, checks guard bytes and inputs, and optionally times the
+// whole plan. It needs only the CUDA driver, loaded at run time, so it is
+// built on the compile machine and carried to the GPU machine. `--probe`
+// reports the GPUs (or their absence) for lit and the compiler.
+//
+// The result is one JSON object on stdout; failures also print one line on
+// stderr and exit nonzero (see Error.h for the codes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+#include "Error.h"
+#include "Inputs.h"
+#include "Npy.h"
+#include "Plan.h"
+#include "Runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <iostream>
+
+using namespace mlir::cuda_agent;
+using json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+static const char kUsage[] =
+    "usage: cuda-agent-run --probe\n"
+    "       cuda-agent-run BUNDLE [--inputs DIR] [--out DIR] [--seed N]\n"
+    "                      [--device N] [--time] [--warmup N] [--runs N] [--json]\n"
+    "\n"
+    "  BUNDLE       directory with plan.json and the kernel objects it names\n"
+    "  --inputs DIR read every input buffer from DIR/<name>.npy\n"
+    "               (default: seeded random data, written to the output dir)\n"
+    "  --out DIR    where <name>.npy outputs go (default: BUNDLE/out)\n"
+    "  --seed N     seed of the generated inputs (default 0)\n"
+    "  --device N   CUDA device ordinal (default 0)\n"
+    "  --time       time the plan after the checked run (CUDA events, L2\n"
+    "               flushed between runs)\n"
+    "  --warmup N   untimed runs before timing (default 5)\n"
+    "  --runs N     timed runs (default 50)\n"
+    "  --json       print only the JSON summary (no human summary on stderr)\n"
+    "\n"
+    "Exit codes: 0 ok, 1 cannot write output, 2 bad usage/plan/input,\n"
+    "3 CUDA error, 4 plan wrote outside a buffer or into an input.\n";
+
+namespace {
+
+struct Options {
+  bool probe = false;
+  fs::path bundle, inputs, out;
+  uint64_t seed = 0;
+  int device = 0;
+  bool time = false;
+  int warmup = 5, runs = 50;
+  bool jsonOnly = false;
+};
+
+[[noreturn]] void usageError(const std::string &message) {
+  throw RunnerError(kExitUsage, message + " (see --help)");
+}
+
+uint64_t parseNumber(const std::string &option, const std::string &text,
+                     uint64_t max) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+      text.size() > 19 || std::stoull(text) > max)
+    usageError(option + " expects an integer in [0, " + std::to_string(max) +
+               "], got '" + text + "'");
+  return std::stoull(text);
+}
+
+Options parseOptions(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    bool hasInlineValue = false;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      value = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+      hasInlineValue = true;
+    }
+    auto takeValue = [&]() -> std::string {
+      if (hasInlineValue)
+        return value;
+      if (i + 1 >= argc)
+        usageError(arg + " expects a value");
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      std::exit(kExitOk);
+    } else if (arg == "--probe") {
+      options.probe = true;
+    } else if (arg == "--inputs") {
+      options.inputs = takeValue();
+    } else if (arg == "--out") {
+      options.out = takeValue();
+    } else if (arg == "--seed") {
+      options.seed = parseNumber(arg, takeValue(), UINT64_MAX / 2);
+    } else if (arg == "--device") {
+      options.device = int(parseNumber(arg, takeValue(), 1024));
+    } else if (arg == "--time") {
+      options.time = true;
+    } else if (arg == "--warmup") {
+      options.warmup = int(parseNumber(arg, takeValue(), 100000));
+    } else if (arg == "--runs") {
+      options.runs = int(parseNumber(arg, takeValue(), 100000));
+      if (options.runs == 0)
+        usageError("--runs must be at least 1");
+    } else if (arg == "--json") {
+      options.jsonOnly = true;
+    } else if (arg.rfind("-", 0) == 0) {
+      usageError("unknown option '" + arg + "'");
+    } else if (options.bundle.empty()) {
+      options.bundle = arg;
+    } else {
+      usageError("more than one bundle given ('" + options.bundle.string() +
+                 "' and '" + arg + "')");
+    }
+  }
+  if (!options.probe && options.bundle.empty())
+    usageError("no bundle given");
+  if (options.out.empty())
+    options.out = options.bundle / "out";
+  return options;
+}
+
+json describeDevice(const DeviceInfo &device) {
+  return {{"name", device.name},
+          {"arch", device.arch},
+          {"memory_bytes", device.memoryBytes}};
+}
+
+/// --probe: never fails; a missing driver or GPU is reported in the JSON.
+json probe() {
+  json result = {{"gpu", false}, {"devices", json::array()}, {"arch", nullptr},
+                 {"driver", nullptr}};
+  try {
+    Driver driver;
+    int version = 0;
+    if (driver.cuDriverGetVersion(&version) == CUDA_SUCCESS)
+      result["driver"] = version;
+    CU_CHECK(driver, cuInit, 0);
+    int count = 0;
+    CU_CHECK(driver, cuDeviceGetCount, &count);
+    for (int i = 0; i < count; ++i)
+      result["devices"].push_back(describeDevice(queryDevice(driver, i)));
+    if (count == 0)
+      throw RunnerError(kExitCuda, "no CUDA device");
+    result["gpu"] = true;
+    result["arch"] = result["devices"][0]["arch"];
+  } catch (const RunnerError &error) {
+    result["gpu"] = false;
+    result["error"] = error.what();
+  }
+  return result;
+}
+
+/// Writes buffer `buffer` to OUT/<name>.npy and returns the path written.
+std::string writeBuffer(const Options &options, const BufferSpec &buffer,
+                        const std::vector<uint8_t> &bytes) {
+  fs::path path = fs::absolute(options.out / (buffer.name + ".npy"));
+  writeNpy(path, getInfo(buffer.dtype).npyDescr, buffer.shape, bytes.data(),
+           bytes.size());
+  return path.string();
+}
+
+/// Runs the bundle and returns the summary. Throws RunnerError; a violated
+/// check (guards, inputs) is returned as status "error" with outputs written.
+json runBundle(const Options &options, ExitCode &exitCode) {
+  Plan plan = loadPlan(options.bundle);
+  json summary = {{"status", "ok"}, {"bundle", fs::absolute(plan.bundle).string()}};
+  json outputs = json::object(), inputs = json::object(), buffers = json::object();
+  std::vector<std::string> bf16Names;
+
+  // Host data first: a bad input file fails before the GPU is touched.
+  std::vector<std::vector<uint8_t>> hostInputs(plan.buffers.size());
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const BufferSpec &buffer = plan.buffers[i];
+    buffers[buffer.name] = {{"role", getRoleName(buffer.role)},
+                            {"dtype", getInfo(buffer.dtype).name},
+                            {"npy_descr", getInfo(buffer.dtype).npyDescr},
+                            {"shape", buffer.shape}};
+    if (buffer.dtype == DType::BF16 && buffer.isWrittenOut())
+      bf16Names.push_back(buffer.name);
+    if (!buffer.isFilled())
+      continue;
+    if (!options.inputs.empty()) {
+      fs::path path = options.inputs / (buffer.name + ".npy");
+      if (!fs::exists(path))
+        throw RunnerError(kExitUsage, "input file '" + path.string() +
+                                          "' for buffer '" + buffer.name +
+                                          "' not found");
+      hostInputs[i] = readInput(buffer, path);
+      inputs[buffer.name] = {{"path", fs::absolute(path).string()}, {"source", "file"}};
+    } else {
+      hostInputs[i] = generateInput(buffer, options.seed, i);
+    }
+  }
+
+  std::error_code ec;
+  fs::create_directories(options.out, ec);
+  if (ec)
+    throw RunnerError(kExitIo, "cannot create output directory '" +
+                                   options.out.string() + "': " + ec.message());
+  if (options.inputs.empty()) {
+    summary["seed"] = options.seed;
+    for (size_t i = 0; i < plan.buffers.size(); ++i)
+      if (plan.buffers[i].isFilled())
+        inputs[plan.buffers[i].name] = {
+            {"path", writeBuffer(options, plan.buffers[i], hostInputs[i])},
+            {"source", "generated"}};
+  }
+
+  Driver driver;
+  PlanRunner runner(driver, plan, options.device);
+  const DeviceInfo &device = runner.getDevice();
+  summary["device"] = describeDevice(device);
+  if (!plan.chip.empty() && plan.chip != device.arch)
+    summary["warnings"].push_back("the plan is for " + plan.chip +
+                                  ", the device is " + device.arch);
+
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const BufferSpec &buffer = plan.buffers[i];
+    if (buffer.isFilled())
+      runner.upload(i, hostInputs[i]);
+    else // 0xFF bytes are NaN for every float type; temps start at zero.
+      runner.fill(i, buffer.role == Role::Output ? 0xFF : 0x00);
+  }
+  runner.runChecked();
+
+  std::vector<std::string> violations;
+  for (const std::string &name : runner.findGuardViolations())
+    violations.push_back("wrote outside buffer " + name);
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const BufferSpec &buffer = plan.buffers[i];
+    if (buffer.role == Role::Input && runner.download(i) != hostInputs[i])
+      violations.push_back("wrote into input buffer '" + buffer.name + "'");
+    if (buffer.role == Role::Output || buffer.role == Role::InOut)
+      outputs[buffer.name] = writeBuffer(options, buffer, runner.download(i));
+  }
+
+  summary["outputs"] = outputs;
+  summary["inputs"] = inputs;
+  summary["buffers"] = buffers;
+  if (!bf16Names.empty()) {
+    summary["bf16_as_u16"] = bf16Names;
+    summary["notes"].push_back("bf16 buffers are stored as '<u2' .npy files "
+                               "holding the raw bf16 bits");
+  }
+  summary["checks"] = {{"guards_intact", true}, {"inputs_unchanged", true}};
+  for (const std::string &violation : violations)
+    summary["checks"][violation.rfind("wrote outside", 0) == 0
+                          ? "guards_intact"
+                          : "inputs_unchanged"] = false;
+
+  if (!violations.empty()) {
+    std::string message = "the plan ";
+    for (size_t i = 0; i < violations.size(); ++i)
+      message += (i ? "; " : "") + violations[i];
+    summary["status"] = "error";
+    summary["error"] = message;
+    exitCode = kExitChecks;
+    return summary;
+  }
+
+  if (options.time) {
+    TimingStats stats = runner.time(options.warmup, options.runs);
+    summary["time"] = {{"median_us", stats.medianUs}, {"min_us", stats.minUs},
+                       {"max_us", stats.maxUs},       {"p10_us", stats.p10Us},
+                       {"p90_us", stats.p90Us},       {"mean_us", stats.meanUs},
+                       {"runs", stats.runs},          {"warmup", options.warmup}};
+  }
+  return summary;
+}
+
+void printHumanSummary(const json &summary) {
+  std::cerr << "cuda-agent-run: ran on " << summary["device"]["name"].get<std::string>()
+            << " (" << summary["device"]["arch"].get<std::string>() << ")\n";
+  for (auto &[name, path] : summary["outputs"].items())
+    std::cerr << "  " << name << " -> " << path.get<std::string>() << "\n";
+  if (summary.contains("time"))
+    std::cerr << "  time: median " << summary["time"]["median_us"].get<double>()
+              << " us (p10 " << summary["time"]["p10_us"].get<double>() << ", p90 "
+              << summary["time"]["p90_us"].get<double>() << ", "
+              << summary["time"]["runs"].get<int>() << " runs)\n";
+  if (summary.contains("warnings"))
+    for (const json &warning : summary["warnings"])
+      std::cerr << "  warning: " << warning.get<std::string>() << "\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  try {
+    options = parseOptions(argc, argv);
+    if (options.probe) {
+      std::cout << probe().dump() << std::endl;
+      return kExitOk;
+    }
+    ExitCode exitCode = kExitOk;
+    json summary = runBundle(options, exitCode);
+    std::cout << summary.dump() << std::endl;
+    if (exitCode != kExitOk)
+      std::cerr << "cuda-agent-run: error: "
+                << summary["error"].get<std::string>() << "\n";
+    else if (!options.jsonOnly)
+      printHumanSummary(summary);
+    return exitCode;
+  } catch (const RunnerError &error) {
+    std::cout << json{{"status", "error"}, {"error", error.what()},
+                      {"exit_code", int(error.exitCode())}}
+                     .dump()
+              << std::endl;
+    std::cerr << "cuda-agent-run: error: " << error.what() << "\n";
+    return error.exitCode();
+  } catch (const std::exception &error) {
+    // Filesystem or allocation failures that escaped a more specific check.
+    std::cout << json{{"status", "error"}, {"error", error.what()},
+                      {"exit_code", int(kExitIo)}}
+                     .dump()
+              << std::endl;
+    std::cerr << "cuda-agent-run: error: " << error.what() << "\n";
+    return kExitIo;
+  }
+}
