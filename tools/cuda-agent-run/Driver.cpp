@@ -51,9 +51,14 @@ Driver::Driver() {
 
 std::string Driver::describe(CUresult result) const {
   const char *name = nullptr, *text = nullptr;
-  if (cuGetErrorName(result, &name) != CUDA_SUCCESS || !name)
+  if (result == CUDA_ERROR_STUB_LIBRARY) {
+    // The stub cannot describe its own error code.
+    name = "CUDA_ERROR_STUB_LIBRARY";
+    text = "libcuda.so.1 is the toolkit's link stub, not a real driver";
+  }
+  if (!name && (cuGetErrorName(result, &name) != CUDA_SUCCESS || !name))
     name = "unknown CUresult";
-  if (cuGetErrorString(result, &text) != CUDA_SUCCESS || !text)
+  if (!text && (cuGetErrorString(result, &text) != CUDA_SUCCESS || !text))
     text = "no description";
   return std::string(name) + " (" + text + ", code " +
          std::to_string(int(result)) + ")";
