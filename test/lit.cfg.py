@@ -9,7 +9,7 @@ import lit.formats
 
 config.name = "cuda-agent"
 config.test_format = lit.formats.ShTest(not lit_config.debug)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cuda_agent_obj_root, "test")
