@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/InitAll.h"
+#include "cuda-agent/Pipelines/DefaultLoweringPipeline.h"
 #include "cuda-agent/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -42,6 +43,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
@@ -146,4 +148,14 @@ void cuda_agent::registerUpstreamPasses() {
   vector::registerVectorPasses();
 }
 
-void cuda_agent::registerAllPasses() { registerCudaAgentPasses(); }
+void cuda_agent::registerAllPasses() {
+  registerCudaAgentPasses();
+  PassPipelineRegistration<DefaultLoweringPipelineOptions>(
+      "agent-default-lowering",
+      "MLIR's own lowering of linalg on tensors to GPU kernels, the baseline "
+      "the agent must beat: parallel loops tiled by 256 or 8x32, one "
+      "gpu.launch_func per loop nest, kernels in a cubin gpu.binary",
+      [](OpPassManager &pm, const DefaultLoweringPipelineOptions &options) {
+        buildDefaultLoweringPipeline(pm, options.toOptions());
+      });
+}

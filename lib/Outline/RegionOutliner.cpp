@@ -510,6 +510,30 @@ void canonicalizeBodies(func::FuncOp func) {
   });
 }
 
+/// Gives every use of a `tensor.empty` or `linalg.fill` in `func` its own
+/// copy, so that each accumulator and each result gets a buffer of its own
+/// when bufferized (no copies of a shared filled buffer).
+void duplicateInitsPerUse(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  OpBuilder builder(func.getContext());
+  // Reverse order: fills are split first, which gives their empties the
+  // extra uses that are split next.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body))) {
+    if (!isa<tensor::EmptyOp, linalg::FillOp>(op) || op.hasOneUse())
+      continue;
+    SmallVector<OpOperand *> uses = llvm::map_to_vector(
+        op.getUses(), [](OpOperand &use) { return &use; });
+    // Keep the first use in block order on the original.
+    llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+      return a->getOwner()->isBeforeInBlock(b->getOwner());
+    });
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      builder.setInsertionPoint(use->getOwner());
+      use->set(builder.clone(op)->getResult(0));
+    }
+  }
+}
+
 /// Sums loop volume times the number of arithmetic body ops (constants and
 /// casts do not count) over the linalg ops of `func`.
 int64_t countFlops(func::FuncOp func) {
@@ -587,6 +611,7 @@ OutlinedRegion outlineGroup(const Group &group, func::FuncOp parent,
                          llvm::map_to_vector(region.outputs, [&](Value v) {
                            return mapping.lookup(v);
                          }));
+  duplicateInitsPerUse(func);
   canonicalizeBodies(func);
   symbols.insert(func);
 

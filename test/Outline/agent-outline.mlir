@@ -1,7 +1,9 @@
 // RUN: cuda-agent-opt %s --agent-outline --split-input-file --verify-diagnostics | FileCheck %s
 
 // A matmul with its zero fill and a bias + gelu (tanh) epilogue is one
-// contraction region; the fill and empty are cloned into it.
+// contraction region; the fill and empty are cloned into it, and each use of
+// the shared empty gets its own copy (so each result bufferizes to its own
+// buffer).
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
@@ -40,9 +42,11 @@ func.func @matmul_bias_gelu(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>,
 // CHECK-LABEL: func.func private @matmul_bias_gelu_region0(
 //  CHECK-SAME:     tensor<128x64xf32>, %{{.+}}: tensor<64x256xf32>, %{{.+}}: tensor<256xf32>) -> tensor<128x256xf32>
 //  CHECK-SAME:     cuda_agent.region = {bytes = 230400 : i64, flops = 4521984 : i64, hash = "{{[0-9a-f]{64}"}}, kind = "contraction"}
-//       CHECK:   linalg.fill
-//  CHECK-NEXT:   %[[MM:.+]] = linalg.matmul
-//  CHECK-NEXT:   %[[EPI:.+]] = linalg.generic {{.*}} ins(%[[MM]],
+//       CHECK:   %[[E0:.+]] = tensor.empty() : tensor<128x256xf32>
+//  CHECK-NEXT:   %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E0]] :
+//  CHECK-NEXT:   %[[MM:.+]] = linalg.matmul {{.*}} outs(%[[F]] :
+//  CHECK-NEXT:   %[[E1:.+]] = tensor.empty() : tensor<128x256xf32>
+//  CHECK-NEXT:   %[[EPI:.+]] = linalg.generic {{.*}} ins(%[[MM]], %{{.+}} : {{.*}}) outs(%[[E1]] :
 //       CHECK:     math.tanh
 //       CHECK:   return %[[EPI]]
 

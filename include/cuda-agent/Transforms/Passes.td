@@ -10,6 +10,174 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AgentDecomposeAggregatedPass
+    : Pass<"agent-decompose-aggregated", "::mlir::func::FuncOp"> {
+  let summary = "Decompose aggregated linalg ops such as linalg.softmax";
+  let description = [{
+    Replaces every aggregated linalg op (`linalg.softmax`, ...) whose operands
+    and results are static-shape tensors by the linalg ops it stands for, via
+    `AggregatedOpInterface::decomposeOperation`. Needed before
+    `convert-linalg-to-parallel-loops`, which leaves aggregated ops alone.
+    Ops on memrefs or dynamic shapes are left as they are.
+
+    Before:
+    ```mlir
+    %r = linalg.softmax dimension(1) ins(%a : tensor<64x1000xf32>)
+                                     outs(%e : tensor<64x1000xf32>) -> tensor<64x1000xf32>
+    ```
+    After:
+    ```mlir
+    %max = linalg.generic {... ["parallel", "reduction"]} ... arith.maxnumf ...
+    %exp = linalg.generic {... ["parallel", "parallel"]} ... arith.subf, math.exp ...
+    %sum = linalg.generic {... ["parallel", "reduction"]} ... arith.addf ...
+    %r = linalg.generic {... ["parallel", "parallel"]} ... arith.divf ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def AgentDeviceBuffersPass
+    : Pass<"agent-device-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Move host buffers to the device and check the host is straight-line";
+  let description = [{
+    Runs after `convert-parallel-loops-to-gpu`. Function arguments are taken
+    to be device buffers; host `memref.alloc` becomes `gpu.alloc`,
+    `memref.dealloc` becomes `gpu.dealloc`, `memref.copy` becomes
+    `gpu.memcpy`, and every allocation that is neither freed nor returned is
+    freed before the return.
+
+    The host must then be straight-line: one block of `arith.constant`,
+    allocations, copies, `gpu.launch`/`gpu.launch_func`, `func.call` and
+    `func.return`. Any other op (a loop the GPU mapping left on the host, a
+    `memref.load`, ...) is an error that names it, for example
+    `cannot run on the GPU: 'scf.for' was left on the host by the default
+    lowering`. External functions are left alone.
+
+    Before:
+    ```mlir
+    func.func @f(%a: memref<64x1000xf32>, %out: memref<64x1000xf32>) {
+      %t = memref.alloc() : memref<64xf32>
+      gpu.launch blocks(...) in (...) threads(...) in (...) { ... }
+      return
+    }
+    ```
+    After:
+    ```mlir
+    func.func @f(%a: memref<64x1000xf32>, %out: memref<64x1000xf32>) {
+      %t = gpu.alloc () : memref<64xf32>
+      gpu.launch blocks(...) in (...) threads(...) in (...) { ... }
+      gpu.dealloc %t : memref<64xf32>
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def AgentEmitBundlePass : Pass<"agent-emit-bundle", "::mlir::ModuleOp"> {
+  let summary = "Write the default lowering of each region as a kernel bundle";
+  let description = [{
+    Lowers a copy of every outlined region (functions with
+    `cuda_agent.region`) with `agent-default-lowering{host=gpu}` and writes
+    its bundle to `DIR/<region hash>/`: `plan.json` (buffers with shape, dtype
+    and role; the ordered launches with kernel, object, grid, block, shared
+    bytes and arguments) and the kernel objects (cubin). A module without
+    regions gets one bundle per public function: in `DIR/` when there is one,
+    in `DIR/<function>/` otherwise. The module itself is left unchanged, so
+    the pass can be followed by `agent-default-lowering`.
+
+    A function whose lowered host code is more than straight-line
+    allocations and launches gets an error naming the op.
+
+    Example:
+    ```
+    cuda-agent-opt model.mlir --agent-outline --agent-emit-bundle="dir=bundles"
+    cuda-agent-run bundles/<region hash> --time
+    ```
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"",
+           "The directory the bundles are written to, for example "
+           "`dir=build/bundles`.">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The GPU architecture the kernels are compiled for, for example "
+           "`chip=sm_90`.">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "The NVVM target features, for example `features=+ptx80`.">,
+  ];
+}
+
+def AgentGpuLoopsPass : Pass<"agent-gpu-loops", "::mlir::func::FuncOp"> {
+  let summary = "Collapse and tile host scf.parallel loops for the GPU mapping";
+  let description = [{
+    Prepares every top-level host `scf.parallel` for
+    `gpu-map-parallel-loops{mapping-policy=innermost-first}` and
+    `convert-parallel-loops-to-gpu`. A loop of rank r > 2 is collapsed to
+    rank 2 as (dims 0..r-2 | dim r-1); without that the loop is left on the
+    host or runs its last dimension sequentially. Then a rank-1 loop is tiled
+    by 256 and a rank-2 loop by 8x32 (32 along the contiguous dimension, which
+    the mapping puts on threadIdx.x), with constant inner bounds and an
+    `scf.if` guard for partial tiles. Loops with `scf.reduce` results are
+    rejected. Do not canonicalize between this pass and the conversion: the
+    canonicalizer merges the tile loops again.
+
+    Before:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c1000) step (%c1, %c1) {
+      ... body ...
+    }
+    ```
+    After:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c1000) step (%c8, %c32) {
+      scf.parallel (%ti, %tj) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+        ... %in = (%i + %ti < 64) and (%j + %tj < 1000) ...
+        scf.if %in { ... body ... }
+      }
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def AgentGpuModuleToBinaryPass
+    : Pass<"agent-gpu-module-to-binary", "::mlir::ModuleOp"> {
+  let summary = "Compile gpu.modules to cubins and keep their PTX";
+  let description = [{
+    Does what `gpu-module-to-binary{format=bin}` does, and attaches the PTX
+    that was fed to ptxas as the string attribute `cuda_agent.ptx` on each
+    `gpu.binary`. Every `gpu.module` needs exactly one target.
+
+    Before:
+    ```mlir
+    gpu.module @f_kernel [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">] {
+      llvm.func @f_kernel(...) attributes {gpu.kernel, nvvm.kernel} { ... }
+    }
+    ```
+    After:
+    ```mlir
+    gpu.binary @f_kernel [#gpu.object<#nvvm.target<...>, bin = "\7FELF...">]
+        attributes {cuda_agent.ptx = "//\0A// Generated by LLVM NVPTX Back-End ..."}
+    ```
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
+           "The CUDA toolkit that provides ptxas and libdevice, for example "
+           "`toolkit=/usr/local/cuda`; by default it is taken from "
+           "$CUDA_ROOT, $CUDA_HOME or $CUDA_PATH.">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
   let summary = "Outline kernel-sized linalg regions into private functions";
   let description = [{

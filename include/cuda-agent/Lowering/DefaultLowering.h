@@ -1,0 +1,67 @@
+//===- DefaultLowering.h - MLIR's GPU lowering as baseline ------*- C++ -*-===//
+//
+// The rewrites that make upstream MLIR's linalg -> scf.parallel -> gpu.launch
+// recipe usable as an honest baseline for the agent's kernels: per-rank
+// collapsing and tiling of the parallel loops (so that every loop really lands
+// on the GPU, with the contiguous dimension on threadIdx.x), moving the host's
+// buffers to the device (kernels must never see host pointers), and compiling
+// every gpu.module to a cubin that keeps its PTX. DefaultLoweringPipeline.h
+// runs them, as cuda-agent passes, between the upstream passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_LOWERING_DEFAULTLOWERING_H
+#define CUDA_AGENT_LOWERING_DEFAULTLOWERING_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+
+namespace mlir::cuda_agent {
+
+/// Name of the string attribute that holds the PTX of a `gpu.binary`.
+constexpr llvm::StringLiteral kPtxAttrName = "cuda_agent.ptx";
+
+/// Threads per block for a rank-1 parallel loop.
+constexpr int64_t kRank1TileSize = 256;
+/// Threads per block (dim 0, dim 1) for a rank-2 parallel loop; dim 1 is the
+/// contiguous one and goes to threadIdx.x (innermost-first mapping).
+constexpr int64_t kRank2TileSizes[] = {8, 32};
+
+/// Prepares every top-level host `scf.parallel` of `func` (not nested in
+/// another `scf.parallel`, a `gpu.launch` or a `gpu.func`) for
+/// `gpu-map-parallel-loops{mapping-policy=innermost-first}` and
+/// `convert-parallel-loops-to-gpu`: a loop of rank r > 2 is collapsed to rank
+/// 2 as (dims 0..r-2 | dim r-1), then a rank-1 loop is tiled by
+/// kRank1TileSize and a rank-2 loop by kRank2TileSizes, with constant inner
+/// bounds (`noMinMaxBounds`: partial tiles are guarded by an `scf.if`).
+/// Must not run between tiling and conversion: canonicalization would merge
+/// the tile loops again. Fails, with an error on the loop, for loops with
+/// `scf.reduce` results. External functions are left alone.
+LogicalResult prepareParallelLoopsForGpu(func::FuncOp func);
+
+/// Makes the host side of `func` (run after `convert-parallel-loops-to-gpu`)
+/// work on device memory: `memref.alloc` becomes `gpu.alloc`,
+/// `memref.dealloc` becomes `gpu.dealloc`, `memref.copy` becomes
+/// `gpu.memcpy`, and every allocation that is neither freed nor returned is
+/// freed before the return. Function arguments are taken to be device
+/// buffers. The host must be straight-line: one block of constants,
+/// allocations, copies, launches, calls and the return. Anything else (a loop
+/// that was not mapped, a `memref.load`, ...) is an error naming the op, and
+/// `func` is then left unchanged. External functions are left alone.
+LogicalResult moveHostBuffersToDevice(func::FuncOp func);
+
+/// Compiles every `gpu.module` directly in `root` to a `gpu.binary` holding a
+/// cubin (as `gpu-module-to-binary{format=bin}` does) and attaches the PTX
+/// that was fed to ptxas as the string attribute `cuda_agent.ptx` on each
+/// binary. Needs exactly one target per module. `toolkitPath` is the CUDA
+/// toolkit (ptxas, libdevice); empty means upstream's lookup ($CUDA_ROOT,
+/// $CUDA_HOME, $CUDA_PATH).
+LogicalResult compileGpuModulesKeepingPtx(Operation *root,
+                                          StringRef toolkitPath = {});
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_LOWERING_DEFAULTLOWERING_H

@@ -1,0 +1,91 @@
+// RUN: cuda-agent-opt %s --split-input-file --verify-diagnostics --agent-device-buffers | FileCheck %s
+
+// Host temporaries become device allocations and copies become gpu.memcpy;
+// every temporary that is neither freed nor returned is freed before the
+// return. Calls stay: the callee is lowered on its own.
+
+func.func private @region(memref<64xf32>, memref<64xf32>)
+func.func @temporaries(%a: memref<64xf32>, %out: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %t = memref.alloc() : memref<64xf32>
+  %u = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    %v = memref.load %a[%tx] : memref<64xf32>
+    memref.store %v, %t[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  call @region(%t, %u) : (memref<64xf32>, memref<64xf32>) -> ()
+  memref.copy %u, %out : memref<64xf32> to memref<64xf32>
+  memref.dealloc %u : memref<64xf32>
+  return
+}
+// CHECK-LABEL: func.func private @region(memref<64xf32>, memref<64xf32>)
+// CHECK-LABEL: func.func @temporaries(
+//  CHECK-SAME:     %[[A:.+]]: memref<64xf32>, %[[OUT:.+]]: memref<64xf32>)
+//       CHECK:   %[[T:.+]] = gpu.alloc () : memref<64xf32>
+//       CHECK:   %[[U:.+]] = gpu.alloc () : memref<64xf32>
+//       CHECK:   gpu.launch
+//       CHECK:     memref.load %[[A]]
+//       CHECK:     memref.store %{{.+}}, %[[T]]
+//       CHECK:   call @region(%[[T]], %[[U]])
+//  CHECK-NEXT:   gpu.memcpy %[[OUT]], %[[U]] : memref<64xf32>, memref<64xf32>
+//  CHECK-NEXT:   gpu.dealloc %[[U]] : memref<64xf32>
+//  CHECK-NEXT:   gpu.dealloc %[[T]] : memref<64xf32>
+//  CHECK-NEXT:   return
+
+// -----
+
+// A buffer the function returns (a dynamic shape, which
+// buffer-results-to-out-params does not hoist) is not freed.
+
+func.func @returned(%n: index) -> memref<?xf32> {
+  %b = memref.alloc(%n) : memref<?xf32>
+  return %b : memref<?xf32>
+}
+// CHECK-LABEL: func.func @returned(
+//  CHECK-SAME:     %[[N:.+]]: index)
+//  CHECK-NEXT:   %[[B:.+]] = gpu.alloc (%[[N]]) : memref<?xf32>
+//  CHECK-NEXT:   return %[[B]]
+
+// -----
+
+// A loop left on the host means the default lowering failed to map it:
+// report it instead of timing host code, and leave the function unchanged.
+
+func.func @unmapped(%a: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %z = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<16xf32>
+  // expected-error @+1 {{cannot run on the GPU: 'scf.for' was left on the host by the default lowering}}
+  scf.for %i = %c0 to %c16 step %c1 {
+    memref.store %z, %a[%i] : memref<16xf32>
+  }
+  return
+}
+
+// -----
+
+// A host memref.load would dereference a device pointer.
+
+func.func @host_load(%a: memref<16xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{cannot run on the GPU: 'memref.load' was left on the host by the default lowering}}
+  %v = memref.load %a[%c0] : memref<16xf32>
+  return %v : f32
+}
+
+// -----
+
+// Control flow on the host is reported on the function.
+
+// expected-error @+1 {{cannot run on the GPU: @branches has control flow on the host after the default lowering}}
+func.func @branches(%c: i1) {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  return
+^bb2:
+  return
+}

@@ -1,0 +1,96 @@
+// RUN: cuda-agent-opt %s --split-input-file --verify-diagnostics --agent-gpu-loops | FileCheck %s
+
+// A rank-2 loop is tiled 8x32 with constant inner bounds and a guard.
+func.func @rank2(%a: memref<64x1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1000 = arith.constant 1000 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c1000) step (%c1, %c1) {
+    memref.store %z, %a[%i, %j] : memref<64x1000xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @rank2(
+//   CHECK-DAG:   %[[C8:.+]] = arith.constant 8 : index
+//   CHECK-DAG:   %[[C32:.+]] = arith.constant 32 : index
+//       CHECK:   %[[S0:.+]] = arith.muli %{{.+}}, %[[C8]]
+//       CHECK:   %[[S1:.+]] = arith.muli %{{.+}}, %[[C32]]
+//       CHECK:   scf.parallel ({{.+}}) = ({{.+}}) to (%c64, %c1000) step (%[[S0]], %[[S1]])
+//       CHECK:     scf.parallel ({{.+}}) = ({{.+}}) to (%[[S0]], %[[S1]]) step (%c1, %c1)
+//       CHECK:       scf.if
+//  CHECK-NEXT:         memref.store
+
+
+// -----
+
+// A rank-1 loop is tiled by 256.
+func.func @rank1(%a: memref<512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c512) step (%c1) {
+    memref.store %z, %a[%i] : memref<512xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @rank1(
+//       CHECK:   %[[C256:.+]] = arith.constant 256 : index
+//       CHECK:   %[[S:.+]] = arith.muli %{{.+}}, %[[C256]]
+//       CHECK:   scf.parallel ({{.+}}) = ({{.+}}) to (%c512) step (%[[S]])
+//       CHECK:     scf.parallel ({{.+}}) = ({{.+}}) to (%[[S]]) step
+//   CHECK-NOT:       scf.if
+//       CHECK:       memref.store
+
+
+// -----
+
+// A rank-4 loop (NHWC) is collapsed to (N*H*W | C) first, then tiled 8x32.
+func.func @rank4(%a: memref<1x30x30x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c30 = arith.constant 30 : index
+  %c32 = arith.constant 32 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%n, %h, %w, %c) = (%c0, %c0, %c0, %c0) to (%c1, %c30, %c30, %c32) step (%c1, %c1, %c1, %c1) {
+    memref.store %z, %a[%n, %h, %w, %c] : memref<1x30x30x32xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @rank4(
+//       CHECK:   arith.constant 8 : index
+//       CHECK:   scf.parallel (%{{[^,]+}}, %{{[^,]+}}) = ({{.+}}) to ({{.+}}) step
+//       CHECK:     scf.parallel (%{{[^,]+}}, %{{[^,]+}}) = ({{.+}}) to
+//       CHECK:       scf.if
+//       CHECK:         arith.remsi
+//       CHECK:         memref.store
+
+
+// -----
+
+// A loop with a reduction result cannot be mapped by the default lowering.
+func.func @reduction(%a: memref<512xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{cannot map this scf.parallel to the GPU: the default lowering does not support loops with scf.reduce results}}
+  %r = scf.parallel (%i) = (%c0) to (%c512) step (%c1) init (%z) -> f32 {
+    %v = memref.load %a[%i] : memref<512xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%x: f32, %y: f32):
+      %s = arith.addf %x, %y : f32
+      scf.reduce.return %s : f32
+    }
+  }
+  return %r : f32
+}
+
+
+// -----
+
+// External declarations are left alone.
+func.func private @external(memref<512xf32>)
+// CHECK: func.func private @external(memref<512xf32>)
