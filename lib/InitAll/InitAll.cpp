@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/InitAll.h"
+#include "cuda-agent/Pipelines/CpuReferencePipeline.h"
 #include "cuda-agent/Pipelines/DefaultLoweringPipeline.h"
 #include "cuda-agent/Transforms/Passes.h"
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -136,6 +138,7 @@ void cuda_agent::registerUpstreamPasses() {
   affine::registerAffinePasses();
   arith::registerArithPasses();
   bufferization::registerBufferizationPasses();
+  bufferization::registerBufferizationPipelines();
   func::registerFuncPasses();
   registerGPUPasses();
   gpu::registerGPUToNVVMPipeline();
@@ -158,4 +161,11 @@ void cuda_agent::registerAllPasses() {
       [](OpPassManager &pm, const DefaultLoweringPipelineOptions &options) {
         buildDefaultLoweringPipeline(pm, options.toOptions());
       });
+  PassPipelineRegistration<>(
+      "agent-cpu-reference",
+      "The CPU reference of a region: serial loop nests in the LLVM dialect, "
+      "one C-callable function per region taking a bare pointer per input "
+      "and then per output (mlir-translate --mlir-to-llvmir and a C compiler "
+      "make it a shared library)",
+      [](OpPassManager &pm) { buildCpuReferencePipeline(pm); });
 }

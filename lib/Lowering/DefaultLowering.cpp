@@ -13,6 +13,8 @@
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -44,6 +46,27 @@ collectTopLevelHostLoops(func::FuncOp func) {
       loops.push_back(loop);
   });
   return loops;
+}
+
+LogicalResult cuda_agent::moveParallelLoopsOutward(func::FuncOp func) {
+  SmallVector<linalg::GenericOp> generics;
+  func.walk([&](linalg::GenericOp op) { generics.push_back(op); });
+  IRRewriter rewriter(func.getContext());
+  for (linalg::GenericOp op : generics) {
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    // interchangeVector[i] is the old loop that becomes loop i.
+    SmallVector<unsigned> order;
+    for (bool parallel : {true, false})
+      for (unsigned i = 0, e = iterators.size(); i < e; ++i)
+        if ((iterators[i] == utils::IteratorType::parallel) == parallel)
+          order.push_back(i);
+    if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+      continue;
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::interchangeGenericOp(rewriter, op, order)))
+      return op.emitError("cannot move the parallel loops of this op outward");
+  }
+  return success();
 }
 
 LogicalResult cuda_agent::prepareParallelLoopsForGpu(func::FuncOp func) {

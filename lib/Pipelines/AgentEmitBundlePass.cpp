@@ -30,7 +30,7 @@ struct AgentEmitBundlePass
     DefaultLoweringOptions options;
     options.chip = chip;
     options.features = features;
-    if (failed(emitBundles(getOperation(), dir, options)))
+    if (failed(emitBundles(getOperation(), dir, options, regionsOnly)))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }

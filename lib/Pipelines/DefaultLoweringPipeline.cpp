@@ -30,10 +30,8 @@ static void addCleanup(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-/// linalg on tensors -> functions on device buffers whose loops are
-/// gpu.launch ops.
-static void addLinalgToGpuLaunch(OpPassManager &pm) {
-  // linalg.softmax is left alone by convert-linalg-to-parallel-loops.
+void cuda_agent::addBufferizeToOutParams(OpPassManager &pm) {
+  // linalg.softmax is left alone by the linalg-to-loops conversions.
   pm.addNestedPass<func::FuncOp>(createAgentDecomposeAggregatedPass());
   pm.addPass(createCanonicalizerPass());
 
@@ -49,6 +47,15 @@ static void addLinalgToGpuLaunch(OpPassManager &pm) {
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   addCleanup(pm);
+}
+
+/// linalg on tensors -> functions on device buffers whose loops are
+/// gpu.launch ops.
+static void addLinalgToGpuLaunch(OpPassManager &pm) {
+  // A reduction loop outside a parallel one would become a host loop
+  // launching one kernel per step.
+  pm.addNestedPass<func::FuncOp>(createAgentParallelLoopsOutwardPass());
+  addBufferizeToOutParams(pm);
 
   // No canonicalization between tiling and conversion: it would merge the
   // tile loops back into one loop.

@@ -245,6 +245,8 @@ LogicalResult cuda_agent::writeBundle(const LaunchPlan &plan, StringRef dir,
   for (const auto &object : plan.objects)
     if (failed(write(object.getKey(), object.getValue())))
       return failure();
+  if (!plan.source.empty() && failed(write(kBundleSourceName, plan.source)))
+    return failure();
   std::string json;
   llvm::raw_string_ostream os(json);
   os << llvm::formatv("{0:2}", toJSON(plan)) << "\n";
@@ -252,7 +254,8 @@ LogicalResult cuda_agent::writeBundle(const LaunchPlan &plan, StringRef dir,
 }
 
 LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
-                                      const DefaultLoweringOptions &options) {
+                                      const DefaultLoweringOptions &options,
+                                      bool regionsOnly) {
   SmallVector<func::FuncOp> regions, publics;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
@@ -262,7 +265,7 @@ LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
     else if (func.isPublic())
       publics.push_back(func);
   }
-  bool byRegion = !regions.empty();
+  bool byRegion = !regions.empty() || regionsOnly;
   ArrayRef<func::FuncOp> targets = byRegion ? regions : publics;
 
   DefaultLoweringOptions gpuStage = options;
@@ -273,6 +276,15 @@ LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
     auto clone = cast<func::FuncOp>(func->clone());
     clone.setPublic();
     copy->push_back(clone);
+    // The bundle carries its source too, as a public @region, from which
+    // agent-cpu-reference builds a CPU reference and agents read the task.
+    std::string source;
+    {
+      OwningOpRef<ModuleOp> named(cast<ModuleOp>((*copy)->clone()));
+      named->lookupSymbol<func::FuncOp>(func.getSymName()).setSymName("region");
+      llvm::raw_string_ostream os(source);
+      named->print(os);
+    }
     PassManager pm(module.getContext(), ModuleOp::getOperationName());
     buildDefaultLoweringPipeline(pm, gpuStage);
     if (failed(pm.run(*copy)))
@@ -293,6 +305,7 @@ LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
     } else if (targets.size() > 1) {
       llvm::sys::path::append(path, func.getSymName());
     }
+    plan->source = std::move(source);
     if (failed(writeBundle(*plan, path, func.getLoc())))
       return failure();
   }

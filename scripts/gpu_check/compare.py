@@ -71,6 +71,29 @@ def check(out, ref, rtol: float, atol: float) -> dict:
     return record
 
 
+# Tolerances between two implementations of the same serial algorithm (the GPU default
+# lowering and the CPU reference): they differ only by FMA contraction and the math library,
+# so errors stay within a few ulps of the largest magnitude. atol is relative to max |ref|.
+AGREEMENT_TOLERANCES = {"f32": (1e-4, 1e-5), "f64": (1e-9, 1e-12), "f16": (1e-2, 2e-3),
+                        "bf16": (5e-2, 1e-2)}
+
+
+def agree(out, ref, dtype: str) -> dict:
+    """Compares a GPU output with the CPU reference's, with the tolerance of `dtype`."""
+    import numpy
+
+    if dtype not in AGREEMENT_TOLERANCES:  # integers and booleans must match exactly
+        return check(out, ref, 0.0, 0.0)
+    if dtype == "bf16":  # bits in uint16: widen to float32
+        out, ref = (numpy.asarray(x, numpy.uint32) << 16 for x in (out, ref))
+        out, ref = out.view(numpy.float32), ref.view(numpy.float32)
+    rtol, atol = AGREEMENT_TOLERANCES[dtype]
+    finite = numpy.abs(numpy.asarray(ref, numpy.float64))
+    finite = finite[numpy.isfinite(finite)]
+    scale = float(finite.max()) if finite.size else 1.0
+    return check(out, ref, rtol, atol * max(scale, 1.0))
+
+
 def identical(a, b) -> dict:
     """Whether two runs gave bit-identical results, and whether they are free of NaN."""
     xp = _xp(a)

@@ -19,8 +19,13 @@ def _check_cell(record: dict) -> str:
     if check is None:
         return "n/a"
     if record.get("kind") == "example":
+        reference = check.get("reference")
         if not check.get("ok"):
+            if reference is not None and not reference.get("ok"):
+                return "FAIL cpu ref " + (reference.get("error") or f"{reference['max_abs_err']:.1e}")
             return "FAIL " + (check.get("error") or ("nan" if check.get("nan") else "runs differ"))
+        if reference is not None:
+            return f"ok cpu ref {reference['max_abs_err']:.1e}"
         return "ok (2 runs equal)"
     if "error" in check:
         return "FAIL " + check["error"][:40]

@@ -6,8 +6,9 @@ For each op of the suite (bench/ops.py, as staged):
      (torch on the GPU when available, else NumPy on the CPU);
   3. time the bundle with the runner (--time --warmup W --runs R);
   4. time torch eager and torch.compile on the same inputs (CUDA events, L2 flushed).
-For each example region bundle: run it twice on the same inputs; the outputs must be
-NaN-free and bit-identical (there is no reference). Full logs and results.json go to
+For each example region bundle (examples/ and the lit inputs of test/Outline): run it twice
+on the same inputs; the outputs must be NaN-free and bit-identical, and must agree with the
+bundle's CPU reference (reference.so: the region as serial loops, see cpu_reference.py). Full logs and results.json go to
 OUT; the table is printed last. Exit 1 if any check failed, 3 if there is no GPU.
 """
 
@@ -24,7 +25,7 @@ import time
 import traceback
 from pathlib import Path
 
-from . import compare, report
+from . import compare, cpu_reference, report
 from .manifest import load_ops
 from .runner import Runner
 
@@ -156,9 +157,28 @@ def run_example(s: Session, entry: dict) -> dict:
               for n in names}
     record["check"] = {"ok": all(c["ok"] for c in checks.values()),
                        "nan": sum(c["nan"] for c in checks.values()), "outputs": checks}
+    if cpu_reference.available(bundle):
+        record["reference"] = "cpu-loops"
+        record["check"]["reference"] = check_against_cpu_reference(bundle, work / "a")
+        record["check"]["ok"] = record["check"]["ok"] and record["check"]["reference"]["ok"]
     record["default"] = b.summary.get("time")
     record["default_us"] = b.median_us
     return record
+
+
+def check_against_cpu_reference(bundle: Path, run_dir: Path) -> dict:
+    """Runs the bundle's CPU reference on a GPU run's inputs and compares the outputs."""
+    plan = json.loads((bundle / "plan.json").read_text())
+    buffers = [b for b in plan["buffers"] if b["role"] in ("input", "output")]
+    inputs = {b["name"]: _load_npy([run_dir / f"{b['name']}.npy"])[0]
+              for b in buffers if b["role"] == "input"}
+    refs = cpu_reference.run(bundle, plan, inputs)
+    checks = {b["name"]: compare.agree(_load_npy([run_dir / f"{b['name']}.npy"])[0],
+                                       refs[b["name"]], b["dtype"])
+              for b in buffers if b["role"] == "output"}
+    merged = _merge_checks(list(checks.values()))
+    merged["outputs"] = checks
+    return merged
 
 
 def _guarded(s: Session, fn, entry: dict) -> dict:

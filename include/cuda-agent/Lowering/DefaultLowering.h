@@ -40,6 +40,11 @@ constexpr int64_t kRank2TileSizes[] = {8, 32};
 /// Must not run between tiling and conversion: canonicalization would merge
 /// the tile loops again. Fails, with an error on the loop, for loops with
 /// `scf.reduce` results. External functions are left alone.
+/// Interchanges the loops of every `linalg.generic` in `func` that has a
+/// reduction loop before a parallel one so that the parallel loops come
+/// first (in order), then the reductions (in order).
+LogicalResult moveParallelLoopsOutward(func::FuncOp func);
+
 LogicalResult prepareParallelLoopsForGpu(func::FuncOp func);
 
 /// Makes the host side of `func` (run after `convert-parallel-loops-to-gpu`)

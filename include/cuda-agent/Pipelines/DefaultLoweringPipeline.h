@@ -46,6 +46,11 @@ struct DefaultLoweringOptions {
   std::string toolkitPath;
 };
 
+/// Adds the front half every lowering of a region shares: decompose
+/// aggregated ops, bufferize with identity layouts across function
+/// boundaries, and turn results into out-parameters after the inputs.
+void addBufferizeToOutParams(OpPassManager &pm);
+
 /// Adds the default lowering to `pm`, which must run on a builtin.module of
 /// functions on static-shape tensors (linalg, arith, math, tensor). Function
 /// arguments and results become device buffers; results become out-params.

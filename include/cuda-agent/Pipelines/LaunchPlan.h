@@ -47,7 +47,13 @@ struct LaunchPlan {
   SmallVector<PlanLaunch> launches;
   /// Object file name -> contents (cubin bytes, or PTX text).
   llvm::StringMap<std::string> objects;
+  /// The region's tensor-level MLIR as a public `@region`, when known;
+  /// written as `region.mlir`.
+  std::string source;
 };
+
+/// File name of a bundle's MLIR source.
+constexpr llvm::StringLiteral kBundleSourceName = "region.mlir";
 
 /// Returns the plan.json form of `plan`.
 llvm::json::Value toJSON(const LaunchPlan &plan);
@@ -59,16 +65,19 @@ llvm::json::Value toJSON(const LaunchPlan &plan);
 /// allocations and launches.
 FailureOr<LaunchPlan> extractLaunchPlan(func::FuncOp func, unsigned numInputs);
 
-/// Writes `plan` as a bundle: DIR/plan.json and every object beside it.
+/// Writes `plan` as a bundle: DIR/plan.json, every object and the source
+/// beside it.
 LogicalResult writeBundle(const LaunchPlan &plan, StringRef dir, Location loc);
 
 /// Lowers every region function of `module` (those with `cuda_agent.region`)
 /// with the default pipeline and writes its bundle to DIR/<region hash>/; a
 /// module without regions gets one bundle per public function with a body,
-/// in DIR/ when there is one such function and DIR/<name>/ otherwise. The
-/// module itself is not changed: each function is lowered on a copy.
+/// in DIR/ when there is one such function and DIR/<name>/ otherwise, unless
+/// `regionsOnly` is set. The module itself is not changed: each function is
+/// lowered on a copy.
 LogicalResult emitBundles(ModuleOp module, StringRef dir,
-                          const DefaultLoweringOptions &options);
+                          const DefaultLoweringOptions &options,
+                          bool regionsOnly = false);
 
 } // namespace mlir::cuda_agent
 

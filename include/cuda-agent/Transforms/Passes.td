@@ -109,6 +109,9 @@ def AgentEmitBundlePass : Pass<"agent-emit-bundle", "::mlir::ModuleOp"> {
            "`chip=sm_90`.">,
     Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
            "The NVVM target features, for example `features=+ptx80`.">,
+    Option<"regionsOnly", "regions-only", "bool", /*default=*/"false",
+           "Write bundles for outlined regions only, so that a module in which "
+           "nothing was outlined writes none, for example `regions-only=true`.">,
   ];
 }
 
@@ -176,6 +179,34 @@ def AgentGpuModuleToBinaryPass
            "$CUDA_ROOT, $CUDA_HOME or $CUDA_PATH.">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def AgentParallelLoopsOutwardPass
+    : Pass<"agent-parallel-loops-outward", "::mlir::func::FuncOp"> {
+  let summary = "Interchange linalg.generic loops so parallel loops come first";
+  let description = [{
+    Permutes the loops of every `linalg.generic` on tensors whose iterators
+    have a reduction before a parallel loop (a column sum, say) so that all
+    parallel loops come first, in their order, then the reductions.
+    `convert-linalg-to-parallel-loops` then makes one parallel loop nest per
+    op with the reduction inside it, instead of a host `scf.for` that would
+    launch a kernel per step. The results are unchanged; only the loop order
+    of the op is.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                     affine_map<(d0, d1) -> (d1)>],
+                    iterator_types = ["reduction", "parallel"]} ...
+    ```
+    After:
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>,
+                                     affine_map<(d0, d1) -> (d0)>],
+                    iterator_types = ["parallel", "reduction"]} ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
