@@ -4,6 +4,7 @@
 import json
 import os
 import subprocess
+import sys
 
 import lit.formats
 
@@ -20,6 +21,12 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 config.substitutions.append(("%cuda_agent_lib", config.cuda_agent_lib_dir))
 config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%clang", os.path.join(config.llvm_tools_dir, "clang")))
+config.substitutions.append(("%python", sys.executable))
+
+# The NVVM target finds libdevice (needed by kernels that call expf, rsqrtf,
+# fmaxf, ...) through $CUDA_HOME; lit does not pass the environment on.
+config.environment["CUDA_HOME"] = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 config.environment["PATH"] = os.pathsep.join(
     [config.cuda_agent_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 
@@ -53,3 +60,5 @@ if probe.get("gpu"):
         config.available_features.add(probe["arch"])
 if has_nvrtc():
     config.available_features.add("nvrtc")
+if subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True).returncode == 0:
+    config.available_features.add("numpy")
