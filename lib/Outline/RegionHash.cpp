@@ -14,6 +14,16 @@
 
 using namespace mlir;
 
+std::string cuda_agent::printOpCanonically(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os, OpPrintingFlags()
+                    .printGenericOpForm()
+                    .useLocalScope()
+                    .enableDebugInfo(false));
+  return text;
+}
+
 std::string cuda_agent::printCanonicalRegion(func::FuncOp func) {
   // Work on a detached clone so that the caller's IR is untouched.
   OwningOpRef<func::FuncOp> clone(func.clone());
@@ -30,13 +40,7 @@ std::string cuda_agent::printCanonicalRegion(func::FuncOp func) {
     op->removeDiscardableAttr("linalg.memoized_indexing_maps");
   });
 
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  clone->print(os, OpPrintingFlags()
-                       .printGenericOpForm()
-                       .useLocalScope()
-                       .enableDebugInfo(false));
-  return text;
+  return printOpCanonically(*clone);
 }
 
 std::string cuda_agent::computeRegionHash(func::FuncOp func) {

@@ -374,17 +374,6 @@ struct CanonicalRegion {
   SmallVector<Value> outputs;    // Sorted by structural hash.
 };
 
-/// Text of one op without its operands' names: local scope, generic form.
-std::string printOpAlone(Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  op->print(os, OpPrintingFlags()
-                    .printGenericOpForm()
-                    .useLocalScope()
-                    .enableDebugInfo(false));
-  return text;
-}
-
 /// Values an op reads: its operands, then values its regions capture.
 SmallVector<Value> readValues(Operation *op) {
   SmallVector<Value> values(op->getOperands());
@@ -423,7 +412,7 @@ uint64_t RegionCanonicalizer::structuralHash(Operation *op) {
   auto it = hashes.find(op);
   if (it != hashes.end())
     return it->second;
-  std::string key = printOpAlone(op);
+  std::string key = printOpCanonically(op);
   for (Value value : readValues(op)) {
     if (isInternal(value)) {
       key += "|op" + std::to_string(structuralHash(value.getDefiningOp())) +

@@ -15,6 +15,10 @@
 
 namespace mlir::cuda_agent {
 
+/// Returns `op` printed in generic form, without locations and in a local
+/// scope (values defined outside `op` print as placeholders, not names).
+std::string printOpCanonically(Operation *op);
+
 /// Returns the canonical text of a region function: `func` printed in generic
 /// form, without locations, under the fixed name `region`, without any
 /// `cuda_agent.*` attribute and without memoized linalg attributes. The
