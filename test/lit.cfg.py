@@ -60,5 +60,7 @@ if probe.get("gpu"):
         config.available_features.add(probe["arch"])
 if has_nvrtc():
     config.available_features.add("nvrtc")
+if os.path.exists(os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")):
+    config.available_features.add("nvcc")
 if subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True).returncode == 0:
     config.available_features.add("numpy")

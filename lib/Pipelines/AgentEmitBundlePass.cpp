@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cuda-agent/Pipelines/LaunchPlan.h"
+#include "cuda-agent/Pipelines/BundleEmitter.h"
 #include "cuda-agent/Transforms/Passes.h"
 
 namespace mlir::cuda_agent {

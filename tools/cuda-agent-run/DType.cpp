@@ -74,6 +74,24 @@ static uint16_t floatToBFloat16(float f) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
+static float bitsToFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+static float halfToFloat(uint16_t half) {
+  uint32_t sign = uint32_t(half & 0x8000) << 16;
+  uint32_t exponent = (half >> 10) & 0x1f, mantissa = half & 0x3ff;
+  if (exponent == 0x1f) // Inf or NaN
+    return bitsToFloat(sign | 0x7f800000 | (mantissa << 13));
+  if (exponent == 0) { // zero or subnormal: mantissa * 2^-24
+    float magnitude = std::ldexp(float(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  return bitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
 void mlir::cuda_agent::encodeFloat(DType type, double value, void *out) {
   float f = static_cast<float>(value);
   uint16_t half;
@@ -104,4 +122,53 @@ void mlir::cuda_agent::encodeInt(DType type, int64_t value, void *out) {
   if (type == DType::I1)
     value = value != 0;
   std::memcpy(out, &value, getInfo(type).size);
+}
+
+double mlir::cuda_agent::decodeFloat(DType type, const void *in) {
+  uint16_t half;
+  float f;
+  double d;
+  switch (type) {
+  case DType::F32:
+    std::memcpy(&f, in, 4);
+    return f;
+  case DType::F64:
+    std::memcpy(&d, in, 8);
+    return d;
+  case DType::F16:
+    std::memcpy(&half, in, 2);
+    return halfToFloat(half);
+  case DType::BF16:
+    std::memcpy(&half, in, 2);
+    return bitsToFloat(uint32_t(half) << 16);
+  default:
+    return double(decodeInt(type, in));
+  }
+}
+
+int64_t mlir::cuda_agent::decodeInt(DType type, const void *in) {
+  switch (type) {
+  case DType::I1:
+  case DType::U8:
+    return *static_cast<const uint8_t *>(in);
+  case DType::I8:
+    return *static_cast<const int8_t *>(in);
+  case DType::I16: {
+    int16_t v;
+    std::memcpy(&v, in, 2);
+    return v;
+  }
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, in, 4);
+    return v;
+  }
+  case DType::I64: {
+    int64_t v;
+    std::memcpy(&v, in, 8);
+    return v;
+  }
+  default:
+    return static_cast<int64_t>(decodeFloat(type, in));
+  }
 }

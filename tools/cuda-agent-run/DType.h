@@ -44,6 +44,14 @@ void encodeFloat(DType type, double value, void *out);
 /// Encodes `value` as one element of an integer `type` into `out`.
 void encodeInt(DType type, int64_t value, void *out);
 
+/// Decodes one element of a floating-point `type` stored at `in` (exactly;
+/// every f16/bf16/f32 value is representable as a double).
+double decodeFloat(DType type, const void *in);
+
+/// Decodes one element of an integer `type` stored at `in` (sign-extended;
+/// u8 and i1 are unsigned).
+int64_t decodeInt(DType type, const void *in);
+
 } // namespace mlir::cuda_agent
 
 #endif // CUDA_AGENT_RUN_DTYPE_H

@@ -34,27 +34,42 @@ private:
   uint64_t state;
 };
 
-std::string shapeString(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
 } // namespace
+
+const char *mlir::cuda_agent::getDistributionName(Distribution distribution) {
+  switch (distribution) {
+  case Distribution::Normal:
+    return "normal";
+  case Distribution::UniformOffset:
+    return "uniform+offset";
+  case Distribution::SmallInt:
+    return "small-int";
+  case Distribution::LargeNormal:
+    return "large-normal";
+  }
+  return "?";
+}
 
 std::vector<uint8_t> mlir::cuda_agent::generateInput(const BufferSpec &buffer,
                                                      uint64_t seed,
-                                                     size_t bufferIndex) {
+                                                     size_t bufferIndex,
+                                                     Distribution distribution) {
   const DTypeInfo &info = getInfo(buffer.dtype);
   SplitMix64 rng(seed * 0xd1b54a32d192ed03ULL + bufferIndex * 0x8cb92ba72f3d8dd7ULL);
   std::vector<uint8_t> bytes(buffer.numBytes());
   uint64_t count = buffer.numElements();
+  // f16 tops out at 65504: large magnitudes stay well inside it.
+  double largeScale = buffer.dtype == DType::F16 ? 30.0 : 1e3;
   for (uint64_t i = 0; i < count; ++i) {
     uint8_t *element = bytes.data() + i * info.size;
-    if (info.isFloat) {
+    if (info.isFloat && distribution == Distribution::UniformOffset) {
+      encodeFloat(buffer.dtype, 3.0 + 2.0 * rng.nextUnit() - 1.0, element);
+    } else if (info.isFloat && distribution == Distribution::SmallInt) {
+      encodeFloat(buffer.dtype, double(int64_t(rng.next() % 9) - 4), element);
+    } else if (info.isFloat) {
       // Box-Muller gives two normals per pair of uniforms.
-      double radius = std::sqrt(-2.0 * std::log(rng.nextUnit()));
+      double scale = distribution == Distribution::LargeNormal ? largeScale : 1.0;
+      double radius = scale * std::sqrt(-2.0 * std::log(rng.nextUnit()));
       double angle = 2.0 * M_PI * rng.nextUnit();
       encodeFloat(buffer.dtype, radius * std::cos(angle), element);
       if (++i < count)
@@ -80,8 +95,8 @@ std::vector<uint8_t> mlir::cuda_agent::readInput(const BufferSpec &buffer,
                           buffer.name + "' of type " + info.name + " (expected '" +
                           info.npyDescr + "')");
   if (array.shape != buffer.shape)
-    throw RunnerError(kExitUsage, path.string() + ": shape " + shapeString(array.shape) +
+    throw RunnerError(kExitUsage, path.string() + ": shape " + formatDims(array.shape) +
                                       " does not match buffer '" + buffer.name +
-                                      "' of shape " + shapeString(buffer.shape));
+                                      "' of shape " + formatDims(buffer.shape));
   return std::move(array.data);
 }

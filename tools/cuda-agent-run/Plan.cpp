@@ -35,6 +35,13 @@ const char *mlir::cuda_agent::getRoleName(Role role) {
   return "?";
 }
 
+std::string mlir::cuda_agent::formatDims(const std::vector<int64_t> &dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
 uint64_t BufferSpec::numElements() const {
   uint64_t n = 1;
   for (int64_t dim : shape)
@@ -236,6 +243,21 @@ Plan mlir::cuda_agent::loadPlan(const fs::path &bundle) {
                                         ": duplicate buffer name '" +
                                         buffer.name + "'");
     plan.buffers.push_back(std::move(buffer));
+  }
+
+  // A candidate's scratch memory: "workspace_bytes": N adds a temp u8 buffer
+  // named "workspace" that launches pass like any other buffer.
+  if (top.find("workspace_bytes")) {
+    int64_t bytes = top.getInt("workspace_bytes");
+    if (bytes < 0)
+      top.fail("workspace_bytes = " + std::to_string(bytes) + " is negative");
+    if (bytes > 0) {
+      if (bufferIndex.count(kWorkspaceName))
+        top.fail(std::string("workspace_bytes is set but a buffer named '") +
+                 kWorkspaceName + "' already exists");
+      bufferIndex.emplace(kWorkspaceName, plan.buffers.size());
+      plan.buffers.push_back({kWorkspaceName, {bytes}, DType::U8, Role::Temp});
+    }
   }
 
   const json &launches = top.getArray("launches");

@@ -32,6 +32,9 @@ enum class Role {
 
 const char *getRoleName(Role role);
 
+/// "[3, 17]" for a shape or an index.
+std::string formatDims(const std::vector<int64_t> &dims);
+
 struct BufferSpec {
   std::string name;
   std::vector<int64_t> shape; ///< may be empty (a scalar)
@@ -64,11 +67,16 @@ struct Plan {
   std::map<std::string, std::vector<char>> objects;
 };
 
+/// The temp buffer that a plan's top-level "workspace_bytes": N (N > 0) adds:
+/// u8, shape [N], zero-filled like every temp; launches name it in "args".
+inline constexpr const char kWorkspaceName[] = "workspace";
+
 /// Reads `bundle`/plan.json and the object files it names, and checks:
 /// version 1, required fields and their types, known dtypes, non-negative
 /// shapes, unique buffer names, args naming known buffers, existing object
 /// files, grid and block dims >= 1 and within CUDA limits, <= 1024 threads per
-/// block. Throws RunnerError(kExitUsage) naming the buffer or launch (index
+/// block, and a non-negative "workspace_bytes" (see kWorkspaceName). Throws
+/// RunnerError(kExitUsage) naming the buffer or launch (index
 /// and kernel) at fault.
 Plan loadPlan(const std::filesystem::path &bundle);
 

@@ -71,6 +71,10 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
   CU_CHECK(driver, cuCtxSetCurrent, context);
   CU_CHECK(driver, cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
 
+  int sharedLimit = 0;
+  CU_CHECK(driver, cuDeviceGetAttribute, &sharedLimit,
+           CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, cuDevice);
+
   std::map<std::string, CUmodule> moduleByObject;
   for (size_t i = 0; i < plan.launches.size(); ++i) {
     const LaunchSpec &launch = plan.launches[i];
@@ -84,6 +88,11 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
       }
       CUfunction function;
       CU_CHECK(driver, cuModuleGetFunction, &function, module, launch.kernel.c_str());
+      if (launch.sharedBytes > unsigned(sharedLimit))
+        throw RunnerError(kExitCuda,
+                          "shared_bytes " + std::to_string(launch.sharedBytes) +
+                              " exceeds the device limit of " +
+                              std::to_string(sharedLimit) + " bytes per block");
       if (launch.sharedBytes > kDefaultSharedLimit)
         CU_CHECK(driver, cuFuncSetAttribute, function,
                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -92,19 +101,36 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
     });
   }
 
-  for (const BufferSpec &buffer : plan.buffers) {
-    withContext("allocating buffer '" + buffer.name + "' (" +
-                    std::to_string(buffer.numBytes()) + " bytes)",
-                [&] {
-                  size_t bytes = buffer.numBytes() + 2 * kGuardBytes;
-                  CUdeviceptr ptr;
-                  CU_CHECK(driver, cuMemAlloc, &ptr, bytes);
-                  allocations.push_back(ptr);
-                  CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, bytes);
-                });
-  }
+  allocations = allocateBuffers();
+  bindArgs();
+}
 
-  // Kernel parameters: one device pointer per arg, passed by address.
+std::vector<CUdeviceptr> PlanRunner::allocateBuffers() {
+  std::vector<CUdeviceptr> ptrs;
+  try {
+    for (const BufferSpec &buffer : plan.buffers) {
+      withContext("allocating buffer '" + buffer.name + "' (" +
+                      std::to_string(buffer.numBytes()) + " bytes)",
+                  [&] {
+                    size_t bytes = buffer.numBytes() + 2 * kGuardBytes;
+                    CUdeviceptr ptr;
+                    CU_CHECK(driver, cuMemAlloc, &ptr, bytes);
+                    ptrs.push_back(ptr);
+                    CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, bytes);
+                  });
+    }
+  } catch (const RunnerError &) {
+    for (CUdeviceptr ptr : ptrs)
+      driver.cuMemFree(ptr);
+    throw;
+  }
+  return ptrs;
+}
+
+/// Kernel parameters: one device pointer per arg, passed by address.
+void PlanRunner::bindArgs() {
+  argValues.clear();
+  argPointers.clear();
   for (const LaunchSpec &launch : plan.launches) {
     std::vector<CUdeviceptr> values;
     for (size_t buffer : launch.args)
@@ -119,6 +145,31 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
   }
 }
 
+void PlanRunner::releaseBuffers(const std::vector<CUdeviceptr> &ptrs) {
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    withContext("releasing buffer '" + plan.buffers[i].name + "'", [&] {
+      CU_CHECK(driver, cuMemsetD8, ptrs[i], kGuardPattern,
+               plan.buffers[i].numBytes() + 2 * kGuardBytes);
+      CU_CHECK(driver, cuMemFree, ptrs[i]);
+    });
+  }
+}
+
+void PlanRunner::reallocate() {
+  std::vector<CUdeviceptr> fresh = allocateBuffers();
+  std::swap(allocations, fresh);
+  bindArgs();
+  releaseBuffers(fresh);
+}
+
+void PlanRunner::scrub() {
+  for (size_t i = 0; i < allocations.size(); ++i)
+    withContext("scrubbing buffer '" + plan.buffers[i].name + "'", [&] {
+      CU_CHECK(driver, cuMemsetD8, allocations[i], kGuardPattern,
+               plan.buffers[i].numBytes() + 2 * kGuardBytes);
+    });
+}
+
 PlanRunner::~PlanRunner() {
   // Best effort: after a sticky error (a faulting kernel) these calls fail too.
   if (startEvent)
@@ -127,8 +178,12 @@ PlanRunner::~PlanRunner() {
     driver.cuEventDestroy(stopEvent);
   if (flushBuffer)
     driver.cuMemFree(flushBuffer);
-  for (CUdeviceptr ptr : allocations)
-    driver.cuMemFree(ptr);
+  // Scrubbed before freeing, like reallocate(): no results in freed blocks.
+  for (size_t i = 0; i < allocations.size(); ++i) {
+    driver.cuMemsetD8(allocations[i], kGuardPattern,
+                      plan.buffers[i].numBytes() + 2 * kGuardBytes);
+    driver.cuMemFree(allocations[i]);
+  }
   for (CUmodule module : modules)
     driver.cuModuleUnload(module);
   if (stream)
@@ -219,29 +274,38 @@ static double percentile(const std::vector<double> &values, double p) {
   return values[lower] + (values[upper] - values[lower]) * fraction;
 }
 
-TimingStats PlanRunner::time(int warmup, int runs) {
-  std::vector<double> times;
+double PlanRunner::timeOnce() {
+  float ms = 0;
   withContext("timing", [&] {
     if (!startEvent) {
       CU_CHECK(driver, cuEventCreate, &startEvent, CU_EVENT_DEFAULT);
       CU_CHECK(driver, cuEventCreate, &stopEvent, CU_EVENT_DEFAULT);
     }
-    for (int run = 0; run < warmup + runs; ++run) {
-      flushL2();
-      CU_CHECK(driver, cuEventRecord, startEvent, stream);
-      for (size_t i = 0; i < plan.launches.size(); ++i)
-        enqueueLaunch(i);
-      CU_CHECK(driver, cuEventRecord, stopEvent, stream);
-      CU_CHECK(driver, cuEventSynchronize, stopEvent);
-      float ms = 0;
-      CU_CHECK(driver, cuEventElapsedTime, &ms, startEvent, stopEvent);
-      if (run >= warmup)
-        times.push_back(double(ms) * 1000.0);
-    }
+    flushL2();
+    CU_CHECK(driver, cuEventRecord, startEvent, stream);
+    for (size_t i = 0; i < plan.launches.size(); ++i)
+      enqueueLaunch(i);
+    CU_CHECK(driver, cuEventRecord, stopEvent, stream);
+    CU_CHECK(driver, cuEventSynchronize, stopEvent);
+    CU_CHECK(driver, cuEventElapsedTime, &ms, startEvent, stopEvent);
   });
+  return double(ms) * 1000.0;
+}
+
+TimingStats PlanRunner::time(int warmup, int runs) {
+  std::vector<double> times;
+  for (int run = 0; run < warmup + runs; ++run) {
+    double us = timeOnce();
+    if (run >= warmup)
+      times.push_back(us);
+  }
+  return summarizeTimes(std::move(times));
+}
+
+TimingStats mlir::cuda_agent::summarizeTimes(std::vector<double> times) {
   std::sort(times.begin(), times.end());
   TimingStats stats;
-  stats.runs = runs;
+  stats.runs = int(times.size());
   stats.minUs = times.front();
   stats.maxUs = times.back();
   stats.medianUs = percentile(times, 0.5);

@@ -37,6 +37,9 @@ struct TimingStats {
   int runs;
 };
 
+/// Summarizes per-run times (microseconds, at least one).
+TimingStats summarizeTimes(std::vector<double> timesUs);
+
 class PlanRunner {
 public:
   /// Initializes the driver, makes device `ordinal`'s primary context current,
@@ -59,6 +62,15 @@ public:
   /// side ("res0 (after)").
   std::vector<std::string> findGuardViolations();
 
+  /// Gives every buffer a new allocation (guards set, contents unspecified)
+  /// and scrubs, then frees, the old ones. The new blocks are allocated while
+  /// the old ones are still held, so no buffer gets its own previous block
+  /// back, and nothing freed still holds data from a run.
+  void reallocate();
+  /// Overwrites every buffer, guards included, with the guard pattern (0xA5),
+  /// so that a later allocation recycling the block finds no results in it.
+  void scrub();
+
   /// Runs every launch once in order, synchronizing after each one so that an
   /// asynchronous fault is reported with its launch index and kernel.
   void runChecked();
@@ -68,7 +80,14 @@ public:
   /// timed interval.
   TimingStats time(int warmup, int runs);
 
+  /// One timed run as in time(): L2 flush, then the launches between two
+  /// events. Returns microseconds. Lets callers interleave two plans.
+  double timeOnce();
+
 private:
+  std::vector<CUdeviceptr> allocateBuffers();
+  void releaseBuffers(const std::vector<CUdeviceptr> &ptrs);
+  void bindArgs();
   void enqueueLaunch(size_t index);
   void flushL2();
   std::string describeLaunch(size_t index) const;

@@ -8,6 +8,10 @@
 // built on the compile machine and carried to the GPU machine. `--probe`
 // reports the GPUs (or their absence) for lit and the compiler.
 //
+// `--verify REF CAND...` checks candidate bundles against a reference bundle
+// and times them (Verify.h); it runs each candidate in a child process of
+// this same binary (`--verify-one`, internal).
+//
 // The result is one JSON object on stdout; failures also print one line on
 // stderr and exit nonzero (see Error.h for the codes).
 //
@@ -19,10 +23,14 @@
 #include "Npy.h"
 #include "Plan.h"
 #include "Runner.h"
+#include "Verify.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <iomanip>
 #include <iostream>
 
 using namespace mlir::cuda_agent;
@@ -33,6 +41,9 @@ static const char kUsage[] =
     "usage: cuda-agent-run --probe\n"
     "       cuda-agent-run BUNDLE [--inputs DIR] [--out DIR] [--seed N]\n"
     "                      [--device N] [--time] [--warmup N] [--runs N] [--json]\n"
+    "       cuda-agent-run --verify REF CAND [CAND...] [--trials N] [--seed N]\n"
+    "                      [--device N] [--time] [--warmup N] [--runs N]\n"
+    "                      [--min-speedup X] [--roofline-bw B] [--timeout S] [--json]\n"
     "\n"
     "  BUNDLE       directory with plan.json and the kernel objects it names\n"
     "  --inputs DIR read every input buffer from DIR/<name>.npy\n"
@@ -46,19 +57,37 @@ static const char kUsage[] =
     "  --runs N     timed runs (default 50)\n"
     "  --json       print only the JSON summary (no human summary on stderr)\n"
     "\n"
-    "Exit codes: 0 ok, 1 cannot write output, 2 bad usage/plan/input,\n"
-    "3 CUDA error, 4 plan wrote outside a buffer or into an input.\n";
+    "Verification (--verify): checks each candidate bundle against the reference\n"
+    "bundle REF in a child process of its own, on fresh inputs per trial.\n"
+    "  --trials N        trials, cycling normal, uniform+offset, small-int,\n"
+    "                    large-normal inputs (default 4)\n"
+    "  --time            time passing candidates interleaved with the reference\n"
+    "                    (default 5 warm-up and 20 timed runs each)\n"
+    "  --min-speedup X   ref/cand time ratio that counts as faster (default 1.05)\n"
+    "  --roofline-bw B   bytes/s for the roofline floor; a candidate faster than\n"
+    "                    0.9 x floor is rejected as suspicious (default 4.23e12)\n"
+    "  --timeout S       seconds before a candidate's child is killed (default 20)\n"
+    "\n"
+    "Exit codes: 0 ok (for --verify: it ran, whatever the verdicts),\n"
+    "1 cannot write output, 2 bad usage/plan/input (for --verify: also a\n"
+    "candidate plan that does not load or match the reference), 3 CUDA error\n"
+    "(for --verify: in the reference, or no GPU), 4 plan wrote outside a buffer\n"
+    "or into an input (for --verify: the reference did).\n";
 
 namespace {
 
+enum class Mode { Run, Probe, Verify, VerifyOne };
+
 struct Options {
-  bool probe = false;
+  Mode mode = Mode::Run;
+  std::vector<fs::path> bundles; ///< Run: one; Verify: REF CAND...; VerifyOne: REF CAND
   fs::path bundle, inputs, out;
   uint64_t seed = 0;
   int device = 0;
   bool time = false;
   int warmup = 5, runs = 50;
   bool jsonOnly = false;
+  VerifyOptions verify;
 };
 
 [[noreturn]] void usageError(const std::string &message) {
@@ -74,8 +103,18 @@ uint64_t parseNumber(const std::string &option, const std::string &text,
   return std::stoull(text);
 }
 
+double parsePositive(const std::string &option, const std::string &text) {
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(value > 0) || !std::isfinite(value))
+    usageError(option + " expects a positive number, got '" + text + "'");
+  return value;
+}
+
 Options parseOptions(int argc, char **argv) {
   Options options;
+  bool runsGiven = false;
+  std::vector<std::string> verifyOnly; ///< verify options seen, for errors
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
     bool hasInlineValue = false;
@@ -95,7 +134,32 @@ Options parseOptions(int argc, char **argv) {
       std::cout << kUsage;
       std::exit(kExitOk);
     } else if (arg == "--probe") {
-      options.probe = true;
+      options.mode = Mode::Probe;
+    } else if (arg == "--verify") {
+      options.mode = Mode::Verify;
+    } else if (arg == "--verify-one") {
+      options.mode = Mode::VerifyOne;
+    } else if (arg == "--trials") {
+      options.verify.trials = int(parseNumber(arg, takeValue(), 1000));
+      if (options.verify.trials == 0)
+        usageError("--trials must be at least 1");
+      verifyOnly.push_back(arg);
+    } else if (arg == "--min-speedup") {
+      options.verify.minSpeedup = parsePositive(arg, takeValue());
+      verifyOnly.push_back(arg);
+    } else if (arg == "--roofline-bw") {
+      options.verify.rooflineBw = parsePositive(arg, takeValue());
+      verifyOnly.push_back(arg);
+    } else if (arg == "--timeout") {
+      options.verify.timeoutSeconds = parsePositive(arg, takeValue());
+      verifyOnly.push_back(arg);
+    } else if (arg == "--child-test-fault") {
+      options.verify.childTestFault = takeValue();
+      if (options.verify.childTestFault != "hang" &&
+          options.verify.childTestFault != "crash" &&
+          options.verify.childTestFault != "exit")
+        usageError("--child-test-fault expects hang, crash or exit");
+      verifyOnly.push_back(arg);
     } else if (arg == "--inputs") {
       options.inputs = takeValue();
     } else if (arg == "--out") {
@@ -112,21 +176,48 @@ Options parseOptions(int argc, char **argv) {
       options.runs = int(parseNumber(arg, takeValue(), 100000));
       if (options.runs == 0)
         usageError("--runs must be at least 1");
+      runsGiven = true;
     } else if (arg == "--json") {
       options.jsonOnly = true;
     } else if (arg.rfind("-", 0) == 0) {
       usageError("unknown option '" + arg + "'");
-    } else if (options.bundle.empty()) {
-      options.bundle = arg;
     } else {
-      usageError("more than one bundle given ('" + options.bundle.string() +
-                 "' and '" + arg + "')");
+      options.bundles.push_back(arg);
     }
   }
-  if (!options.probe && options.bundle.empty())
-    usageError("no bundle given");
-  if (options.out.empty())
-    options.out = options.bundle / "out";
+
+  bool verifying = options.mode == Mode::Verify || options.mode == Mode::VerifyOne;
+  if (!verifying && !verifyOnly.empty())
+    usageError(verifyOnly.front() + " needs --verify");
+  switch (options.mode) {
+  case Mode::Probe:
+    return options;
+  case Mode::Run:
+    if (options.bundles.empty())
+      usageError("no bundle given");
+    if (options.bundles.size() > 1)
+      usageError("more than one bundle given ('" + options.bundles[0].string() +
+                 "' and '" + options.bundles[1].string() + "')");
+    options.bundle = options.bundles[0];
+    if (options.out.empty())
+      options.out = options.bundle / "out";
+    return options;
+  case Mode::Verify:
+  case Mode::VerifyOne:
+    if (!options.inputs.empty() || !options.out.empty())
+      usageError("--inputs and --out do not apply to --verify (inputs are "
+                 "generated per trial)");
+    if (options.bundles.size() < 2)
+      usageError("--verify needs a reference bundle and at least one candidate");
+    if (options.mode == Mode::VerifyOne && options.bundles.size() != 2)
+      usageError("--verify-one takes exactly one reference and one candidate");
+    options.verify.seed = options.seed;
+    options.verify.device = options.device;
+    options.verify.time = options.time;
+    options.verify.warmup = options.warmup;
+    options.verify.runs = runsGiven ? options.runs : options.verify.runs;
+    return options;
+  }
   return options;
 }
 
@@ -279,6 +370,25 @@ json runBundle(const Options &options, ExitCode &exitCode) {
   return summary;
 }
 
+/// The human table for --verify, on stderr.
+void printVerifySummary(const json &summary) {
+  std::cerr << "cuda-agent-run: verified against "
+            << summary["reference"]["bundle"].get<std::string>() << "\n";
+  for (const json &entry : summary["candidates"]) {
+    std::string name = fs::path(entry["bundle"].get<std::string>()).filename();
+    std::cerr << "  " << std::left << std::setw(24) << name << " "
+              << std::setw(5) << entry["verify"].get<std::string>() << " "
+              << std::setw(10) << entry["decision"].get<std::string>();
+    if (entry["speedup"].is_number())
+      std::cerr << " x" << std::setprecision(3) << entry["speedup"].get<double>()
+                << " (" << entry["ref_us"].get<double>() << " -> "
+                << entry["cand_us"].get<double>() << " us)";
+    if (!entry["reason"].get<std::string>().empty())
+      std::cerr << " " << entry["reason"].get<std::string>();
+    std::cerr << "\n";
+  }
+}
+
 void printHumanSummary(const json &summary) {
   std::cerr << "cuda-agent-run: ran on " << summary["device"]["name"].get<std::string>()
             << " (" << summary["device"]["arch"].get<std::string>() << ")\n";
@@ -300,9 +410,30 @@ int main(int argc, char **argv) {
   Options options;
   try {
     options = parseOptions(argc, argv);
-    if (options.probe) {
+    if (options.mode == Mode::Probe) {
       std::cout << probe().dump() << std::endl;
       return kExitOk;
+    }
+    if (options.mode == Mode::VerifyOne) {
+      std::cout << verifyOne(options.bundles[0], options.bundles[1], options.verify)
+                       .dump()
+                << std::endl;
+      // Skip teardown: the candidate may have left the context broken.
+      std::_Exit(kExitOk);
+    }
+    if (options.mode == Mode::Verify) {
+      ExitCode exitCode = kExitOk;
+      json summary = verifyBundles(
+          options.bundles[0],
+          std::vector<fs::path>(options.bundles.begin() + 1, options.bundles.end()),
+          options.verify, exitCode);
+      std::cout << summary.dump() << std::endl;
+      if (summary.contains("error"))
+        std::cerr << "cuda-agent-run: error: " << summary["error"].get<std::string>()
+                  << "\n";
+      if (!options.jsonOnly && summary.contains("candidates"))
+        printVerifySummary(summary);
+      return exitCode;
     }
     ExitCode exitCode = kExitOk;
     json summary = runBundle(options, exitCode);

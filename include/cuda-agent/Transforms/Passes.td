@@ -283,4 +283,48 @@ def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
   ];
 }
 
+def AgentSplicePass : Pass<"agent-splice", "::mlir::ModuleOp"> {
+  let summary = "Replace regions by launches of their verified kernels";
+  let description = [{
+    For every region function (`cuda_agent.region`) whose hash has a
+    candidate bundle in `DIR/<hash>/` (a `plan.json` in the runner's format,
+    the cubins it names, and optionally `kernel.cu`), replaces the region's
+    body by `gpu.launch_func`s of those kernels from one `gpu.binary` per
+    cubin, with `gpu.alloc`s for temporaries and workspace. The plan's input
+    and output buffers must match the region's arguments. The plan's extra
+    keys (agent, model, speedup, database key) and the source land in
+    `cuda_agent.spliced`. Runs after bufferization with out-parameters;
+    `agent-default-lowering` lowers the result with everything else.
+
+    Before (bufferized region):
+    ```mlir
+    func.func private @f_region0(%in: memref<1024xf32>, %out: memref<1024xf32>)
+        attributes {cuda_agent.region = {hash = "ab12...", ...}} {
+      linalg.generic ... ins(%in ...) outs(%out ...)
+      return
+    }
+    ```
+    After:
+    ```mlir
+    gpu.binary @f_region0_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90">, bin = "\7FELF...">]
+    func.func private @f_region0(%in: memref<1024xf32>, %out: memref<1024xf32>)
+        attributes {cuda_agent.region = {...}, cuda_agent.spliced = {agent = "replay", ...}} {
+      gpu.launch_func @f_region0_kernel::@relu blocks in (%c4, %c1, %c1)
+          threads in (%c256, %c1, %c1) args(%in : memref<1024xf32>, %out : memref<1024xf32>)
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"",
+           "The directory of verified candidate bundles, one per region hash, "
+           "for example `dir=build/verified`.">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+  ];
+}
+
 #endif // CUDA_AGENT_TRANSFORMS_PASSES

@@ -6,18 +6,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cuda-agent/Pipelines/LaunchPlan.h"
-#include "cuda-agent/Outline/RegionOutliner.h"
+#include "cuda-agent/Lowering/LaunchPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -117,6 +116,122 @@ FailureOr<std::string> addObject(LaunchPlan &plan, ModuleOp module,
 
 } // namespace
 
+/// Reads the three integers of a grid or block array (missing ones are 1).
+static llvm::Error readDims(const llvm::json::Object &launch, StringRef key,
+                            std::array<int64_t, 3> &dims, size_t index) {
+  dims = {1, 1, 1};
+  const llvm::json::Array *array = launch.getArray(key);
+  if (!array || array->empty() || array->size() > 3)
+    return llvm::createStringError("launch %zu: '%s' must be an array of 1 to 3 "
+                                   "integers",
+                                   index, key.str().c_str());
+  for (auto [i, value] : llvm::enumerate(*array)) {
+    std::optional<int64_t> dim = value.getAsInteger();
+    if (!dim || *dim < 1)
+      return llvm::createStringError("launch %zu: '%s' has a dimension that is "
+                                     "not a positive integer",
+                                     index, key.str().c_str());
+    dims[i] = *dim;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<LaunchPlan> cuda_agent::readBundle(StringRef dir) {
+  auto readFile = [&](StringRef name) -> llvm::Expected<std::string> {
+    SmallString<256> path(dir);
+    llvm::sys::path::append(path, name);
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return llvm::createStringError(buffer.getError(), "cannot read '%s'",
+                                     path.c_str());
+    return (*buffer)->getBuffer().str();
+  };
+  llvm::Expected<std::string> text = readFile("plan.json");
+  if (!text)
+    return text.takeError();
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(*text);
+  if (!json)
+    return llvm::createStringError("%s/plan.json: %s", dir.str().c_str(),
+                                   llvm::toString(json.takeError()).c_str());
+  const llvm::json::Object *root = json->getAsObject();
+  if (!root)
+    return llvm::createStringError("%s/plan.json is not a JSON object",
+                                   dir.str().c_str());
+
+  LaunchPlan plan;
+  for (const auto &[key, value] : *root)
+    if (!llvm::is_contained({"version", "chip", "buffers", "launches",
+                             "workspace_bytes"},
+                            key.str()))
+      plan.extra[key] = value;
+  if (std::optional<int64_t> version = root->getInteger("version");
+      version && *version != kLaunchPlanVersion)
+    return llvm::createStringError("%s/plan.json has version %lld; this tool "
+                                   "reads version %lld",
+                                   dir.str().c_str(), (long long)*version,
+                                   (long long)kLaunchPlanVersion);
+  if (std::optional<StringRef> chip = root->getString("chip"))
+    plan.chip = chip->str();
+  plan.workspaceBytes = root->getInteger("workspace_bytes").value_or(0);
+
+  if (const llvm::json::Array *buffers = root->getArray("buffers")) {
+    for (const llvm::json::Value &value : *buffers) {
+      const llvm::json::Object *buffer = value.getAsObject();
+      PlanBuffer entry;
+      if (buffer) {
+        entry.name = buffer->getString("name").value_or("").str();
+        entry.dtype = buffer->getString("dtype").value_or("").str();
+        entry.role = buffer->getString("role").value_or("").str();
+        if (const llvm::json::Array *shape = buffer->getArray("shape"))
+          for (const llvm::json::Value &dim : *shape)
+            entry.shape.push_back(dim.getAsInteger().value_or(-1));
+      }
+      if (entry.name.empty() || entry.dtype.empty() || entry.role.empty() ||
+          llvm::is_contained(entry.shape, -1))
+        return llvm::createStringError("%s/plan.json: buffer %zu needs a name, "
+                                       "an integer shape, a dtype and a role",
+                                       dir.str().c_str(), plan.buffers.size());
+      plan.buffers.push_back(std::move(entry));
+    }
+  }
+  const llvm::json::Array *launches = root->getArray("launches");
+  if (!launches || launches->empty())
+    return llvm::createStringError("%s/plan.json has no launches",
+                                   dir.str().c_str());
+  for (auto [index, value] : llvm::enumerate(*launches)) {
+    const llvm::json::Object *launch = value.getAsObject();
+    if (!launch)
+      return llvm::createStringError("launch %zu is not an object", index);
+    PlanLaunch entry;
+    entry.kernel = launch->getString("kernel").value_or("").str();
+    entry.object = launch->getString("object").value_or("").str();
+    if (entry.kernel.empty() || entry.object.empty())
+      return llvm::createStringError("launch %zu needs a kernel and an object",
+                                     index);
+    if (llvm::Error error = readDims(*launch, "grid", entry.grid, index))
+      return std::move(error);
+    if (llvm::Error error = readDims(*launch, "block", entry.block, index))
+      return std::move(error);
+    entry.sharedBytes = launch->getInteger("shared_bytes").value_or(0);
+    if (const llvm::json::Array *args = launch->getArray("args"))
+      for (const llvm::json::Value &arg : *args)
+        entry.args.push_back(arg.getAsString().value_or("").str());
+    if (!plan.objects.count(entry.object)) {
+      llvm::Expected<std::string> object = readFile(entry.object);
+      if (!object)
+        return object.takeError();
+      plan.objects[entry.object] = std::move(*object);
+    }
+    plan.launches.push_back(std::move(entry));
+  }
+  if (llvm::Expected<std::string> source = readFile(kBundleSourceName))
+    plan.source = std::move(*source);
+  else
+    llvm::consumeError(source.takeError());
+  return plan;
+}
+
 llvm::json::Value cuda_agent::toJSON(const LaunchPlan &plan) {
   llvm::json::Array buffers;
   for (const PlanBuffer &buffer : plan.buffers)
@@ -140,10 +255,14 @@ llvm::json::Value cuda_agent::toJSON(const LaunchPlan &plan) {
         {"args", std::move(args)},
     });
   }
-  return llvm::json::Object{{"version", kLaunchPlanVersion},
-                            {"chip", plan.chip},
-                            {"buffers", std::move(buffers)},
-                            {"launches", std::move(launches)}};
+  llvm::json::Object json = plan.extra;
+  json["version"] = kLaunchPlanVersion;
+  json["chip"] = plan.chip;
+  json["buffers"] = std::move(buffers);
+  json["launches"] = std::move(launches);
+  if (plan.workspaceBytes)
+    json["workspace_bytes"] = plan.workspaceBytes;
+  return json;
 }
 
 FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
@@ -253,61 +372,3 @@ LogicalResult cuda_agent::writeBundle(const LaunchPlan &plan, StringRef dir,
   return write("plan.json", json);
 }
 
-LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
-                                      const DefaultLoweringOptions &options,
-                                      bool regionsOnly) {
-  SmallVector<func::FuncOp> regions, publics;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal())
-      continue;
-    if (func->hasAttr(kRegionAttrName))
-      regions.push_back(func);
-    else if (func.isPublic())
-      publics.push_back(func);
-  }
-  bool byRegion = !regions.empty() || regionsOnly;
-  ArrayRef<func::FuncOp> targets = byRegion ? regions : publics;
-
-  DefaultLoweringOptions gpuStage = options;
-  gpuStage.hostStage = HostStage::GPU;
-  for (func::FuncOp func : targets) {
-    // Lower a copy in a module of its own: the region is self-contained.
-    OwningOpRef<ModuleOp> copy = ModuleOp::create(func.getLoc());
-    auto clone = cast<func::FuncOp>(func->clone());
-    clone.setPublic();
-    copy->push_back(clone);
-    // The bundle carries its source too, as a public @region, from which
-    // agent-cpu-reference builds a CPU reference and agents read the task.
-    std::string source;
-    {
-      OwningOpRef<ModuleOp> named(cast<ModuleOp>((*copy)->clone()));
-      named->lookupSymbol<func::FuncOp>(func.getSymName()).setSymName("region");
-      llvm::raw_string_ostream os(source);
-      named->print(os);
-    }
-    PassManager pm(module.getContext(), ModuleOp::getOperationName());
-    buildDefaultLoweringPipeline(pm, gpuStage);
-    if (failed(pm.run(*copy)))
-      return func.emitError("the default lowering of this function failed");
-    auto lowered = copy->lookupSymbol<func::FuncOp>(func.getSymName());
-    FailureOr<LaunchPlan> plan =
-        extractLaunchPlan(lowered, func.getNumArguments());
-    if (failed(plan))
-      return failure();
-    SmallString<256> path(dir);
-    if (byRegion) {
-      auto attr = func->getAttrOfType<DictionaryAttr>(kRegionAttrName);
-      auto hash = attr ? attr.getAs<StringAttr>("hash") : StringAttr();
-      if (!hash)
-        return func.emitError("region has no hash in its cuda_agent.region "
-                              "attribute");
-      llvm::sys::path::append(path, hash.getValue());
-    } else if (targets.size() > 1) {
-      llvm::sys::path::append(path, func.getSymName());
-    }
-    plan->source = std::move(source);
-    if (failed(writeBundle(*plan, path, func.getLoc())))
-      return failure();
-  }
-  return success();
-}

@@ -7,10 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef CUDA_AGENT_PIPELINES_LAUNCHPLAN_H
-#define CUDA_AGENT_PIPELINES_LAUNCHPLAN_H
-
-#include "cuda-agent/Pipelines/DefaultLoweringPipeline.h"
+#ifndef CUDA_AGENT_LOWERING_LAUNCHPLAN_H
+#define CUDA_AGENT_LOWERING_LAUNCHPLAN_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -50,6 +48,10 @@ struct LaunchPlan {
   /// The region's tensor-level MLIR as a public `@region`, when known;
   /// written as `region.mlir`.
   std::string source;
+  /// Bytes of scratch memory the launches get as the buffer `workspace`.
+  int64_t workspaceBytes = 0;
+  /// Other top-level keys of plan.json, kept as they were.
+  llvm::json::Object extra;
 };
 
 /// File name of a bundle's MLIR source.
@@ -69,16 +71,11 @@ FailureOr<LaunchPlan> extractLaunchPlan(func::FuncOp func, unsigned numInputs);
 /// beside it.
 LogicalResult writeBundle(const LaunchPlan &plan, StringRef dir, Location loc);
 
-/// Lowers every region function of `module` (those with `cuda_agent.region`)
-/// with the default pipeline and writes its bundle to DIR/<region hash>/; a
-/// module without regions gets one bundle per public function with a body,
-/// in DIR/ when there is one such function and DIR/<name>/ otherwise, unless
-/// `regionsOnly` is set. The module itself is not changed: each function is
-/// lowered on a copy.
-LogicalResult emitBundles(ModuleOp module, StringRef dir,
-                          const DefaultLoweringOptions &options,
-                          bool regionsOnly = false);
+/// Reads the bundle in `dir`: plan.json, every object it names, and
+/// region.mlir when present. Unknown keys of plan.json are kept in
+/// `LaunchPlan::extra` (provenance such as agent, model and speedup).
+llvm::Expected<LaunchPlan> readBundle(StringRef dir);
 
 } // namespace mlir::cuda_agent
 
-#endif // CUDA_AGENT_PIPELINES_LAUNCHPLAN_H
+#endif // CUDA_AGENT_LOWERING_LAUNCHPLAN_H

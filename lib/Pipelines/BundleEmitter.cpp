@@ -1,0 +1,75 @@
+//===- BundleEmitter.cpp - Bundles of the default lowering -----------------===//
+//
+// Lowers a copy of each region with the default pipeline (host=gpu), reads
+// its launch plan and writes the bundle.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Pipelines/BundleEmitter.h"
+#include "cuda-agent/Outline/RegionOutliner.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+
+LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
+                                      const DefaultLoweringOptions &options,
+                                      bool regionsOnly) {
+  SmallVector<func::FuncOp> regions, publics;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (func->hasAttr(kRegionAttrName))
+      regions.push_back(func);
+    else if (func.isPublic())
+      publics.push_back(func);
+  }
+  bool byRegion = !regions.empty() || regionsOnly;
+  ArrayRef<func::FuncOp> targets = byRegion ? regions : publics;
+
+  DefaultLoweringOptions gpuStage = options;
+  gpuStage.hostStage = HostStage::GPU;
+  for (func::FuncOp func : targets) {
+    // Lower a copy in a module of its own: the region is self-contained.
+    OwningOpRef<ModuleOp> copy = ModuleOp::create(func.getLoc());
+    auto clone = cast<func::FuncOp>(func->clone());
+    clone.setPublic();
+    copy->push_back(clone);
+    // The bundle carries its source too, as a public @region, from which
+    // agent-cpu-reference builds a CPU reference and agents read the task.
+    std::string source;
+    {
+      OwningOpRef<ModuleOp> named(cast<ModuleOp>((*copy)->clone()));
+      named->lookupSymbol<func::FuncOp>(func.getSymName()).setSymName("region");
+      llvm::raw_string_ostream os(source);
+      named->print(os);
+    }
+    PassManager pm(module.getContext(), ModuleOp::getOperationName());
+    buildDefaultLoweringPipeline(pm, gpuStage);
+    if (failed(pm.run(*copy)))
+      return func.emitError("the default lowering of this function failed");
+    auto lowered = copy->lookupSymbol<func::FuncOp>(func.getSymName());
+    FailureOr<LaunchPlan> plan =
+        extractLaunchPlan(lowered, func.getNumArguments());
+    if (failed(plan))
+      return failure();
+    SmallString<256> path(dir);
+    if (byRegion) {
+      auto attr = func->getAttrOfType<DictionaryAttr>(kRegionAttrName);
+      auto hash = attr ? attr.getAs<StringAttr>("hash") : StringAttr();
+      if (!hash)
+        return func.emitError("region has no hash in its cuda_agent.region "
+                              "attribute");
+      llvm::sys::path::append(path, hash.getValue());
+    } else if (targets.size() > 1) {
+      llvm::sys::path::append(path, func.getSymName());
+    }
+    plan->source = std::move(source);
+    if (failed(writeBundle(*plan, path, func.getLoc())))
+      return failure();
+  }
+  return success();
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the verification fixtures into bundles:
+#   bash test/Inputs/verify/build.sh OUTDIR
+# writes OUTDIR/reference and OUTDIR/candidates/<name>, each a bundle
+# directory with plan.json, k.cu and k.cubin (nvcc -cubin -arch=sm_90). Only
+# the sources and plans are committed; the cubins are built here or on the GPU
+# machine. NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc) and
+# ARCH (default sm_90) may be overridden from the environment.
+set -euo pipefail
+
+if [ $# -ne 1 ]; then
+  echo "usage: $0 OUTDIR" >&2
+  exit 2
+fi
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="$1"
+arch="${ARCH:-sm_90}"
+nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+
+build() { # SOURCE_DIR DEST_DIR
+  mkdir -p "$2"
+  cp "$1/plan.json" "$1/k.cu" "$2/"
+  "$nvcc" -cubin -arch="$arch" -O3 -o "$2/k.cubin" "$1/k.cu"
+}
+
+build "$here/reference" "$out/reference"
+for dir in "$here"/candidates/*/; do
+  build "$dir" "$out/candidates/$(basename "$dir")"
+done
+echo "built $(ls "$out/candidates" | wc -l) candidates and the reference in $out"

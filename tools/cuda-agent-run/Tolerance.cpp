@@ -1,0 +1,133 @@
+//===- Tolerance.cpp - Per-dtype output comparison --------------*- C++ -*-===//
+//
+// The tolerance table and the element-wise comparison. The values are chosen
+// so that a different but legitimate summation order passes and a kernel that
+// computes in a narrower type does not:
+//
+//   f64  rtol 1e-9  atol 1e-12  (f64 eps 2.2e-16; leaves room for reordering)
+//   f32  rtol 1e-4  atol 1e-5   (f32 eps 1.2e-7; f16 math (eps 9.8e-4) and
+//                                tf32 (eps 9.8e-4) both fail)
+//   f16  rtol 1e-2  atol 1e-3   (f16 eps 9.8e-4: ~10 ulps)
+//   bf16 rtol 2e-2  atol 8e-3   (bf16 eps 7.8e-3: ~2.5 ulps)
+//   integers (i1, i8, i16, i32, i64, u8): exact
+//
+// atol is multiplied by the output's largest finite |expected|.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tolerance.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir::cuda_agent;
+
+namespace {
+struct ToleranceRow {
+  DType type;
+  Tolerance tolerance;
+};
+
+const ToleranceRow kTolerances[] = {
+    {DType::F64, {1e-9, 1e-12, false}}, {DType::F32, {1e-4, 1e-5, false}},
+    {DType::F16, {1e-2, 1e-3, false}},  {DType::BF16, {2e-2, 8e-3, false}},
+};
+
+const Tolerance kExact = {0, 0, true};
+} // namespace
+
+const Tolerance &mlir::cuda_agent::getTolerance(DType type) {
+  for (const ToleranceRow &row : kTolerances)
+    if (row.type == type)
+      return row.tolerance;
+  return kExact;
+}
+
+Comparison mlir::cuda_agent::compareElements(DType type, const uint8_t *expected,
+                                             const uint8_t *got,
+                                             uint64_t numElements) {
+  const Tolerance &tolerance = getTolerance(type);
+  unsigned size = getInfo(type).size;
+  Comparison result;
+  result.numElements = numElements;
+
+  if (tolerance.exact) {
+    for (uint64_t i = 0; i < numElements; ++i) {
+      int64_t e = decodeInt(type, expected + i * size);
+      int64_t g = decodeInt(type, got + i * size);
+      double err = std::fabs(double(g) - double(e));
+      result.maxAbsErr = std::max(result.maxAbsErr, err);
+      if (e != 0)
+        result.maxRelErr = std::max(result.maxRelErr, err / std::fabs(double(e)));
+      if (g != e && result.numBad++ == 0) {
+        result.worst = i;
+        result.got = double(g);
+        result.expected = double(e);
+      }
+    }
+    result.ok = result.numBad == 0;
+    return result;
+  }
+
+  for (uint64_t i = 0; i < numElements; ++i) {
+    double e = decodeFloat(type, expected + i * size);
+    if (std::isfinite(e))
+      result.scale = std::max(result.scale, std::fabs(e));
+  }
+  double atol = tolerance.atol * result.scale;
+  // Worst element: the first non-finite mismatch, else the largest ratio of
+  // error to allowed error.
+  bool worstIsNonFinite = false;
+  double worstRatio = -1;
+  for (uint64_t i = 0; i < numElements; ++i) {
+    double e = decodeFloat(type, expected + i * size);
+    double g = decodeFloat(type, got + i * size);
+    bool bad;
+    double ratio = 0;
+    if (std::isnan(e) || std::isinf(e) || !std::isfinite(g)) {
+      bad = std::isnan(e) ? !std::isnan(g) : g != e;
+      ratio = bad ? INFINITY : 0;
+    } else {
+      double err = std::fabs(g - e);
+      double allowed = tolerance.rtol * std::fabs(e) + atol;
+      result.maxAbsErr = std::max(result.maxAbsErr, err);
+      if (e != 0)
+        result.maxRelErr = std::max(result.maxRelErr, err / std::fabs(e));
+      bad = err > allowed;
+      ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0);
+    }
+    if (bad)
+      ++result.numBad;
+    bool nonFinite = bad && std::isinf(ratio);
+    if (!worstIsNonFinite && (nonFinite || ratio > worstRatio)) {
+      worstIsNonFinite = nonFinite;
+      worstRatio = ratio;
+      result.worst = i;
+      result.got = g;
+      result.expected = e;
+    }
+  }
+  result.ok = result.numBad == 0;
+  return result;
+}
+
+std::vector<int64_t>
+mlir::cuda_agent::unflattenIndex(uint64_t flat, const std::vector<int64_t> &shape) {
+  std::vector<int64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    uint64_t extent = shape[d] > 0 ? uint64_t(shape[d]) : 1;
+    index[d] = int64_t(flat % extent);
+    flat /= extent;
+  }
+  return index;
+}
+
+std::string mlir::cuda_agent::formatValue(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.9g", value);
+  return text;
+}

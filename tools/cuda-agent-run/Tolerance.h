@@ -1,0 +1,64 @@
+//===- Tolerance.h - Per-dtype output comparison ----------------*- C++ -*-===//
+//
+// The one place that decides whether a candidate's output element matches the
+// reference's. Every dtype has a row in a table (Tolerance.cpp):
+//
+//   |got - expected| <= rtol * |expected| + atol * scale
+//
+// where `scale` is the largest finite |expected| of the whole output, so that
+// atol is relative to the output's magnitude rather than an absolute number
+// (the large-magnitude trial multiplies inputs by 1e3). Integer types must
+// match exactly. A NaN expected value matches any NaN; an infinite one only
+// the same infinity; a finite one never a NaN or an infinity.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_RUN_TOLERANCE_H
+#define CUDA_AGENT_RUN_TOLERANCE_H
+
+#include "DType.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::cuda_agent {
+
+struct Tolerance {
+  double rtol = 0; ///< relative to |expected| of the element
+  double atol = 0; ///< relative to max |expected| of the output
+  bool exact = false; ///< integer types: bitwise equal values
+};
+
+/// The tolerance row of `type`.
+const Tolerance &getTolerance(DType type);
+
+/// Outcome of comparing one output, element by element.
+struct Comparison {
+  bool ok = true;
+  uint64_t numElements = 0;
+  uint64_t numBad = 0;   ///< elements outside the tolerance
+  uint64_t worst = 0;    ///< flat index of the worst element (first bad
+                         ///< NaN/Inf mismatch, else the largest excess)
+  double got = 0, expected = 0; ///< values at `worst`
+  double maxAbsErr = 0;  ///< over elements where both values are finite
+  double maxRelErr = 0;  ///< same, where expected != 0
+  double scale = 0;      ///< max finite |expected|
+};
+
+/// Compares `numElements` elements of `type`; `expected` and `got` hold the
+/// raw little-endian bytes.
+Comparison compareElements(DType type, const uint8_t *expected,
+                           const uint8_t *got, uint64_t numElements);
+
+/// The multi-dimensional index of flat (C order) index `flat` in `shape`.
+std::vector<int64_t> unflattenIndex(uint64_t flat,
+                                    const std::vector<int64_t> &shape);
+
+/// A value the way reasons print it: integers exactly, floats with 9
+/// significant digits, "nan", "inf", "-inf".
+std::string formatValue(double value);
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_RUN_TOLERANCE_H

@@ -1,0 +1,589 @@
+//===- Verify.cpp - Candidate verification against a reference --*- C++ -*-===//
+//
+// The parent side (verifyBundles) checks plans and drives one child per
+// candidate; the child side (verifyOne) holds a PlanRunner for the reference
+// and one for the candidate in the same context and runs the trials. Inside
+// the child a candidate's failure of any kind travels as CandidateRejected
+// and ends as a "fail" verdict; a RunnerError there is the reference's (or
+// the machine's) and ends the whole verification.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Verify.h"
+
+#include "Child.h"
+#include "Driver.h"
+#include "Inputs.h"
+#include "Runner.h"
+#include "Tolerance.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <unistd.h>
+
+using namespace mlir::cuda_agent;
+using json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+/// Formats `value` like printf("%.<digits>g").
+static std::string formatNumber(double value, int digits = 3) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.*g", digits, value);
+  return text;
+}
+
+std::vector<std::string> VerifyOptions::toChildArgs() const {
+  std::vector<std::string> args = {
+      "--trials",      std::to_string(trials),
+      "--seed",        std::to_string(seed),
+      "--device",      std::to_string(device),
+      "--warmup",      std::to_string(warmup),
+      "--runs",        std::to_string(runs),
+      "--min-speedup", formatNumber(minSpeedup, 17),
+      "--roofline-bw", formatNumber(rooflineBw, 17)};
+  if (time)
+    args.push_back("--time");
+  if (!childTestFault.empty())
+    args.push_back("--child-test-fault=" + childTestFault);
+  return args;
+}
+
+std::string mlir::cuda_agent::findInterfaceMismatch(const Plan &reference,
+                                                    const Plan &candidate) {
+  auto find = [](const Plan &plan, const std::string &name) -> const BufferSpec * {
+    for (const BufferSpec &buffer : plan.buffers)
+      if (buffer.name == name)
+        return &buffer;
+    return nullptr;
+  };
+  for (const BufferSpec &want : reference.buffers) {
+    if (want.role == Role::Temp)
+      continue;
+    const BufferSpec *have = find(candidate, want.name);
+    std::string prefix = "plan mismatch: candidate buffer " + want.name + " has ";
+    if (!have)
+      return "plan mismatch: candidate lacks buffer " + want.name + " (" +
+             getRoleName(want.role) + ") of the reference";
+    if (have->role != want.role)
+      return prefix + "role " + getRoleName(have->role) + " but reference has " +
+             getRoleName(want.role);
+    if (have->dtype != want.dtype)
+      return prefix + "dtype " + getInfo(have->dtype).name +
+             " but reference has " + getInfo(want.dtype).name;
+    if (have->shape != want.shape)
+      return prefix + "shape " + formatDims(have->shape) + " but reference has " +
+             formatDims(want.shape);
+  }
+  for (const BufferSpec &have : candidate.buffers) {
+    const BufferSpec *want = find(reference, have.name);
+    if (have.role != Role::Temp && (!want || want->role == Role::Temp))
+      return "plan mismatch: candidate has buffer " + have.name + " (" +
+             getRoleName(have.role) +
+             ") that the reference lacks (only temps may differ)";
+  }
+  return "";
+}
+
+/// The candidate entry of the summary before any verdict details.
+static json makeEntry(const fs::path &bundle) {
+  return {{"bundle", fs::absolute(bundle).string()},
+          {"verify", "fail"},
+          {"reason", ""},
+          {"trials", json::array()},
+          {"ref_us", nullptr},
+          {"cand_us", nullptr},
+          {"speedup", nullptr},
+          {"decision", "not-timed"},
+          {"accepted", false}};
+}
+
+static json makeFailedEntry(const fs::path &bundle, const std::string &reason) {
+  json entry = makeEntry(bundle);
+  entry["reason"] = reason;
+  return entry;
+}
+
+static json describeTiming(const TimingStats &stats, int warmup) {
+  return {{"median_us", stats.medianUs}, {"min_us", stats.minUs},
+          {"max_us", stats.maxUs},       {"p10_us", stats.p10Us},
+          {"p90_us", stats.p90Us},       {"mean_us", stats.meanUs},
+          {"runs", stats.runs},          {"warmup", warmup}};
+}
+
+//===----------------------------------------------------------------------===//
+// The child: one candidate against the reference
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A verdict: the candidate failed a check. The message is the reason.
+class CandidateRejected : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Runs `body`, turning any RunnerError (a CUDA error, a bad launch) into a
+/// rejection of the candidate.
+template <typename Body>
+auto asCandidate(Body &&body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const RunnerError &error) {
+    throw CandidateRejected(error.what());
+  }
+}
+
+/// Runs `body` on the reference's behalf: errors get "reference: " in front.
+template <typename Body>
+auto asReference(Body &&body) -> decltype(body()) {
+  return withContext("reference", std::forward<Body>(body));
+}
+
+/// Output poison: 0xFF bytes are NaN in every float type; integers get
+/// 0xA5A5..., an unlikely value that is not 0 or -1.
+uint8_t getPoisonByte(DType type) { return getInfo(type).isFloat ? 0xFF : 0xA5; }
+
+/// A buffer both plans have: an input (input/inout) or output (output/inout).
+struct Port {
+  const BufferSpec *spec; ///< the reference's
+  size_t ref, cand;       ///< buffer indices in either plan
+};
+
+using Bytes = std::vector<uint8_t>;
+using PortData = std::vector<Bytes>; ///< one per port
+
+class Verifier {
+public:
+  Verifier(const Driver &driver, const Plan &reference, const Plan &candidate,
+           const VerifyOptions &options)
+      : reference(reference), candidate(candidate), options(options),
+        entry(makeEntry(candidate.bundle)),
+        refRunner(asReference([&] {
+          return std::make_unique<PlanRunner>(driver, reference, options.device);
+        })) {
+    for (size_t i = 0; i < reference.buffers.size(); ++i) {
+      const BufferSpec &buffer = reference.buffers[i];
+      if (buffer.role == Role::Temp)
+        continue;
+      size_t c = 0;
+      while (candidate.buffers[c].name != buffer.name)
+        ++c; // findInterfaceMismatch() guarantees it exists
+      if (buffer.isFilled())
+        inputs.push_back({&buffer, i, c});
+      if (buffer.role == Role::Output || buffer.role == Role::InOut)
+        outputs.push_back({&buffer, i, c});
+    }
+    // A candidate whose kernels do not load fails here, in its constructor.
+    // That is a verdict, so it is deferred to run().
+    try {
+      candRunner = std::make_unique<PlanRunner>(driver, candidate, options.device);
+    } catch (const RunnerError &error) {
+      loadFailure = error.what();
+    }
+  }
+
+  /// Runs the trials (and timing) and returns the candidate's entry.
+  json run() {
+    try {
+      if (!loadFailure.empty())
+        throw CandidateRejected(loadFailure);
+      runTrials();
+      if (options.time)
+        runTiming();
+      entry["verify"] = "pass";
+      entry["accepted"] = entry["decision"] == "faster";
+    } catch (const CandidateRejected &rejection) {
+      entry["verify"] = "fail";
+      entry["reason"] = rejection.what();
+      entry["accepted"] = false;
+    }
+    return entry;
+  }
+
+private:
+  PortData makeInputs(int trial, Distribution distribution) const {
+    PortData data;
+    for (const Port &port : inputs)
+      data.push_back(generateInput(*port.spec, options.seed * 1000 + trial,
+                                   port.ref, distribution));
+    return data;
+  }
+
+  /// Fills `runner`'s buffers for a run: inputs uploaded, outputs poisoned,
+  /// temps zeroed.
+  void prepare(PlanRunner &runner, const Plan &plan, bool isCandidate,
+               const PortData &data) {
+    for (size_t b = 0; b < plan.buffers.size(); ++b) {
+      const BufferSpec &buffer = plan.buffers[b];
+      if (buffer.isFilled()) {
+        for (size_t p = 0; p < inputs.size(); ++p)
+          if ((isCandidate ? inputs[p].cand : inputs[p].ref) == b)
+            runner.upload(b, data[p]);
+      } else {
+        runner.fill(b, buffer.role == Role::Output ? getPoisonByte(buffer.dtype) : 0);
+      }
+    }
+  }
+
+  /// Returns the name of the first pure input whose contents changed, or "".
+  std::string findChangedInput(PlanRunner &runner, bool isCandidate,
+                               const PortData &data) {
+    for (size_t p = 0; p < inputs.size(); ++p)
+      if (inputs[p].spec->role == Role::Input &&
+          runner.download(isCandidate ? inputs[p].cand : inputs[p].ref) != data[p])
+        return inputs[p].spec->name;
+    return "";
+  }
+
+  PortData downloadOutputs(PlanRunner &runner, bool isCandidate) {
+    PortData data;
+    for (const Port &port : outputs)
+      data.push_back(runner.download(isCandidate ? port.cand : port.ref));
+    return data;
+  }
+
+  /// One checked reference run on fresh allocations. The reference's buffers
+  /// are scrubbed once its outputs are downloaded.
+  PortData runReference(const PortData &data) {
+    return asReference([&] {
+      refRunner->reallocate();
+      prepare(*refRunner, reference, false, data);
+      refRunner->runChecked();
+      for (const std::string &violation : refRunner->findGuardViolations())
+        throw RunnerError(kExitChecks, "wrote outside buffer " + violation);
+      std::string changed = findChangedInput(*refRunner, false, data);
+      if (!changed.empty())
+        throw RunnerError(kExitChecks, "changed input " + changed);
+      PortData result = downloadOutputs(*refRunner, false);
+      refRunner->scrub();
+      return result;
+    });
+  }
+
+  /// One checked candidate run on its current allocations, outputs poisoned.
+  PortData runCandidate(const PortData &data) {
+    return asCandidate([&] {
+      prepare(*candRunner, candidate, true, data);
+      candRunner->runChecked();
+      for (const std::string &violation : candRunner->findGuardViolations())
+        throw CandidateRejected("wrote outside buffer " + violation +
+                                ": guard bytes changed");
+      std::string changed = findChangedInput(*candRunner, true, data);
+      if (!changed.empty())
+        throw CandidateRejected("changed input " + changed);
+      return downloadOutputs(*candRunner, true);
+    });
+  }
+
+  /// The first element where `a` and `b` differ bitwise, as "[i, j] (x vs y)".
+  std::string describeFirstDifference(const Port &port, const Bytes &a,
+                                      const Bytes &b) const {
+    DType type = port.spec->dtype;
+    unsigned size = getInfo(type).size;
+    uint64_t i = 0;
+    while (std::memcmp(a.data() + i * size, b.data() + i * size, size) == 0)
+      ++i;
+    return formatDims(unflattenIndex(i, port.spec->shape)) + " (" +
+           formatValue(decodeFloat(type, a.data() + i * size)) + " vs " +
+           formatValue(decodeFloat(type, b.data() + i * size)) + ")";
+  }
+
+  /// "got 1.5" or, when the element still holds the poison, "got nan (never
+  /// written: still the 0xFF poison)".
+  std::string describeGot(const Port &port, const Bytes &got, uint64_t index,
+                          double value) const {
+    unsigned size = getInfo(port.spec->dtype).size;
+    uint8_t poison = getPoisonByte(port.spec->dtype);
+    bool poisoned = true;
+    for (unsigned k = 0; k < size; ++k)
+      poisoned &= got[index * size + k] == poison;
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "0x%02X", poison);
+    return "got " + formatValue(value) +
+           (poisoned ? std::string(" (never written: still the ") + hex + " poison)"
+                     : "");
+  }
+
+  [[noreturn]] void rejectTrial(json &trial, const std::string &reason) {
+    trial["ok"] = false;
+    entry["trials"].push_back(trial);
+    throw CandidateRejected(reason);
+  }
+
+  void runTrials() {
+    PortData previousRef, previousCand;
+    for (int t = 1; t <= options.trials; ++t) {
+      Distribution distribution =
+          kTrialDistributions[(t - 1) % std::size(kTrialDistributions)];
+      std::string trialName = "trial " + std::to_string(t) + " (" +
+                              getDistributionName(distribution) + ")";
+      json trial = {{"trial", t}, {"distribution", getDistributionName(distribution)}};
+      PortData data = makeInputs(t, distribution);
+      PortData expected = runReference(data);
+      asCandidate([&] { candRunner->reallocate(); });
+      PortData got = runCandidate(data);
+      PortData again = runCandidate(data);
+
+      for (size_t o = 0; o < outputs.size(); ++o)
+        if (got[o] != again[o])
+          rejectTrial(trial, "outputs differ between two identical runs (race): " +
+                                 outputs[o].spec->name + " first differs at " +
+                                 describeFirstDifference(outputs[o], got[o], again[o]) +
+                                 " on " + trialName);
+
+      if (t > 1)
+        for (size_t o = 0; o < outputs.size(); ++o)
+          if (got[o] == previousCand[o] && expected[o] != previousRef[o])
+            rejectTrial(trial, "output " + outputs[o].spec->name +
+                                   " does not change when inputs change (trials " +
+                                   std::to_string(t - 1) + " and " +
+                                   std::to_string(t) +
+                                   " gave identical bytes; the reference's differ)");
+
+      compareTrial(trial, trialName, expected, got);
+      entry["trials"].push_back(trial);
+      previousRef = std::move(expected);
+      previousCand = std::move(got);
+      lastInputs = std::move(data);
+    }
+    lastCand = std::move(previousCand);
+  }
+
+  /// Compares every output against the reference; fills the trial record
+  /// with the worst output's errors and rejects on the first mismatch.
+  void compareTrial(json &trial, const std::string &trialName,
+                    const PortData &expected, const PortData &got) {
+    json perOutput = json::object();
+    std::optional<size_t> failed;
+    std::vector<Comparison> comparisons;
+    double worstAbs = 0, worstRel = 0;
+    size_t worstOutput = 0;
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const BufferSpec &spec = *outputs[o].spec;
+      Comparison c = compareElements(spec.dtype, expected[o].data(), got[o].data(),
+                                     spec.numElements());
+      perOutput[spec.name] = {{"max_abs_err", c.maxAbsErr},
+                              {"max_rel_err", c.maxRelErr},
+                              {"worst_index", unflattenIndex(c.worst, spec.shape)},
+                              {"bad_elements", c.numBad},
+                              {"ok", c.ok}};
+      if (!c.ok && !failed)
+        failed = o;
+      if (c.maxAbsErr >= worstAbs)
+        worstOutput = o;
+      worstAbs = std::max(worstAbs, c.maxAbsErr);
+      worstRel = std::max(worstRel, c.maxRelErr);
+      comparisons.push_back(c);
+    }
+    size_t shown = failed ? *failed : worstOutput;
+    trial["max_abs_err"] = worstAbs;
+    trial["max_rel_err"] = worstRel;
+    if (!outputs.empty()) {
+      trial["worst_output"] = outputs[shown].spec->name;
+      trial["worst_index"] = unflattenIndex(comparisons[shown].worst,
+                                            outputs[shown].spec->shape);
+    }
+    trial["outputs"] = perOutput;
+    trial["ok"] = !failed.has_value();
+    if (!failed)
+      return;
+    const Port &port = outputs[*failed];
+    const Comparison &c = comparisons[*failed];
+    const Tolerance &tolerance = getTolerance(port.spec->dtype);
+    std::string bound =
+        tolerance.exact ? "exact match required"
+                        : "rtol " + formatNumber(tolerance.rtol) + ", atol " +
+                              formatNumber(tolerance.atol) + " x max|ref| " +
+                              formatNumber(c.scale, 4);
+    rejectTrial(trial, "mismatch in " + port.spec->name + " at " +
+                           formatDims(unflattenIndex(c.worst, port.spec->shape)) +
+                           " on " + trialName + ": " +
+                           describeGot(port, got[*failed], c.worst, c.got) +
+                           ", expected " + formatValue(c.expected) + " (" +
+                           std::to_string(c.numBad) + " of " +
+                           std::to_string(c.numElements) + " elements off; " +
+                           bound + ")");
+  }
+
+  /// Interleaved timing on the last trial's inputs, then one more checked
+  /// candidate run (a kernel may change behaviour after many launches), then
+  /// the roofline check.
+  void runTiming() {
+    asReference([&] { prepare(*refRunner, reference, false, lastInputs); });
+    asCandidate([&] { prepare(*candRunner, candidate, true, lastInputs); });
+    std::vector<double> refTimes, candTimes;
+    for (int run = 0; run < options.warmup + options.runs; ++run) {
+      double refUs = asReference([&] { return refRunner->timeOnce(); });
+      double candUs = asCandidate([&] { return candRunner->timeOnce(); });
+      if (run >= options.warmup) {
+        refTimes.push_back(refUs);
+        candTimes.push_back(candUs);
+      }
+    }
+    asReference([&] { refRunner->scrub(); });
+    TimingStats refStats = summarizeTimes(refTimes);
+    TimingStats candStats = summarizeTimes(candTimes);
+    double speedup = refStats.medianUs / candStats.medianUs;
+    uint64_t bytes = 0;
+    for (const std::vector<Port> *ports : {&inputs, &outputs})
+      for (const Port &port : *ports)
+        bytes += port.spec->numBytes();
+    double floorUs = double(bytes) / options.rooflineBw * 1e6;
+    entry["ref_us"] = refStats.medianUs;
+    entry["cand_us"] = candStats.medianUs;
+    entry["speedup"] = speedup;
+    entry["decision"] = speedup >= options.minSpeedup ? "faster" : "slower";
+    entry["roofline_floor_us"] = floorUs;
+    entry["ref_time"] = describeTiming(refStats, options.warmup);
+    entry["cand_time"] = describeTiming(candStats, options.warmup);
+
+    PortData after = runCandidate(lastInputs);
+    for (size_t o = 0; o < outputs.size(); ++o)
+      if (after[o] != lastCand[o])
+        throw CandidateRejected("output " + outputs[o].spec->name +
+                                " changed after the timing runs at " +
+                                describeFirstDifference(outputs[o], lastCand[o], after[o]) +
+                                " (the kernel behaves differently when run many times)");
+    if (candStats.medianUs < options.rooflineMargin * floorUs)
+      throw CandidateRejected(
+          "faster than the roofline floor: " + formatNumber(candStats.medianUs) +
+          " us < " + formatNumber(options.rooflineMargin) + " x " +
+          formatNumber(floorUs) + " us floor (" + std::to_string(bytes) +
+          " bytes at " + formatNumber(options.rooflineBw) + " B/s; suspicious)");
+  }
+
+  const Plan &reference, &candidate;
+  const VerifyOptions &options;
+  json entry;
+  std::unique_ptr<PlanRunner> refRunner, candRunner;
+  std::string loadFailure;
+  std::vector<Port> inputs, outputs;
+  PortData lastInputs, lastCand;
+};
+
+/// --child-test-fault: misbehaves like a broken child would.
+void applyChildTestFault(const std::string &fault) {
+  if (fault == "hang") {
+    for (;;)
+      pause();
+  } else if (fault == "crash") {
+    std::signal(SIGSEGV, SIG_DFL);
+    std::raise(SIGSEGV);
+  } else if (fault == "exit") {
+    _exit(5);
+  }
+}
+
+} // namespace
+
+json mlir::cuda_agent::verifyOne(const fs::path &referencePath,
+                                 const fs::path &candidatePath,
+                                 const VerifyOptions &options) {
+  Plan reference = withContext("reference", [&] { return loadPlan(referencePath); });
+  Plan candidate = withContext("candidate", [&] { return loadPlan(candidatePath); });
+  std::string mismatch = findInterfaceMismatch(reference, candidate);
+  if (!mismatch.empty())
+    throw RunnerError(kExitUsage, mismatch);
+  applyChildTestFault(options.childTestFault);
+  // Deliberately leaked: after a candidate's fault the context is broken and
+  // tearing the runners down could block before the verdict is printed. The
+  // child exits right after printing it.
+  auto *driver = new Driver();
+  auto *verifier = new Verifier(*driver, reference, candidate, options);
+  return {{"status", "ok"}, {"candidate", verifier->run()}};
+}
+
+//===----------------------------------------------------------------------===//
+// The parent: plans, children, summary
+//===----------------------------------------------------------------------===//
+
+/// Returns the last line of `output` that parses as a JSON object, or {}.
+static json parseChildOutput(const std::string &output) {
+  std::istringstream lines(output);
+  json last = json::object();
+  for (std::string line; std::getline(lines, line);) {
+    json parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_object())
+      last = std::move(parsed);
+  }
+  return last;
+}
+
+json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
+                                     const std::vector<fs::path> &candidatePaths,
+                                     const VerifyOptions &options,
+                                     ExitCode &exitCode) {
+  exitCode = kExitOk;
+  Plan reference = withContext("reference", [&] { return loadPlan(referencePath); });
+  json summary = {{"status", "ok"},
+                  {"reference", {{"bundle", fs::absolute(referencePath).string()},
+                                 {"time", nullptr}}},
+                  {"candidates", json::array()}};
+
+  // Every plan is checked before any child touches the GPU.
+  std::vector<json> entries;
+  std::vector<bool> runnable;
+  std::vector<std::string> rejected;
+  for (const fs::path &path : candidatePaths) {
+    std::string reason;
+    try {
+      reason = findInterfaceMismatch(reference, loadPlan(path));
+    } catch (const RunnerError &error) {
+      reason = std::string("bad plan: ") + error.what();
+    }
+    entries.push_back(reason.empty() ? makeEntry(path) : makeFailedEntry(path, reason));
+    runnable.push_back(reason.empty());
+    if (!reason.empty())
+      rejected.push_back(path.string() + ": " + reason);
+  }
+
+  std::string self = runnable.empty() ? "" : getSelfExecutable();
+  for (size_t i = 0; i < candidatePaths.size(); ++i) {
+    if (!runnable[i])
+      continue;
+    std::vector<std::string> argv = {self, "--verify-one", referencePath.string(),
+                                     candidatePaths[i].string()};
+    for (std::string &arg : options.toChildArgs())
+      argv.push_back(std::move(arg));
+    ChildResult child = runChild(argv, options.timeoutSeconds);
+    json result = parseChildOutput(child.output);
+    bool exited = child.ending == ChildResult::Ending::Exited;
+    if (result.value("status", "") == "ok" && result.contains("candidate")) {
+      // A verdict printed counts even if the child then hung or crashed in
+      // its teardown (a broken context can do that); the note says so.
+      entries[i] = result["candidate"];
+      if (!exited || child.exitCode != 0)
+        entries[i]["note"] = "runner " + child.describe() + " after its verdict";
+      if (summary["reference"]["time"].is_null() && entries[i].contains("ref_time"))
+        summary["reference"]["time"] = entries[i]["ref_time"];
+    } else if (exited && result.value("status", "") == "error") {
+      // The child could not verify at all: the reference failed, or there is
+      // no GPU. Nothing else can run either.
+      summary["status"] = "error";
+      summary["error"] = result.value("error", std::string("unknown error"));
+      exitCode = ExitCode(result.value("exit_code", int(kExitCuda)));
+      break;
+    } else {
+      entries[i] = makeFailedEntry(candidatePaths[i],
+                                   "runner " + child.describe() +
+                                       (exited ? " without a result" : ""));
+    }
+  }
+  for (json &entry : entries)
+    summary["candidates"].push_back(std::move(entry));
+
+  if (summary["status"] == "ok" && !rejected.empty()) {
+    summary["status"] = "error";
+    std::string message = std::to_string(rejected.size()) + " candidate plan" +
+                          (rejected.size() == 1 ? "" : "s") + " rejected";
+    for (const std::string &reason : rejected)
+      message += "; " + reason;
+    summary["error"] = message;
+    exitCode = kExitUsage;
+  }
+  return summary;
+}

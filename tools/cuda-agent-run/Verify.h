@@ -1,0 +1,79 @@
+//===- Verify.h - Candidate verification against a reference ----*- C++ -*-===//
+//
+// `cuda-agent-run --verify REF CAND...` decides, for each candidate bundle,
+// whether it computes what the reference bundle computes and whether it is
+// faster. The answers to the cheating patterns of shared/THREATS.md live here:
+//
+//  - plans: same input/output buffers as the reference (temps may differ),
+//    checked before any process touches the GPU;
+//  - isolation: every candidate runs in its own child process
+//    (`--verify-one`) under a watchdog, because a faulting kernel breaks its
+//    CUDA context and a looping one never returns;
+//  - trials: fresh seeded inputs from cycling distributions, fresh
+//    allocations, reference outputs scrubbed before they are freed, outputs
+//    poisoned before every candidate run, guards and inputs checked after it,
+//    every candidate run twice (bitwise equal, or it races), outputs that do
+//    not change when the reference's do, per-dtype tolerances (Tolerance.h);
+//  - timing: reference and candidate interleaved, median with spread, one
+//    more checked run after timing, and a roofline floor below which a time
+//    is rejected as suspicious.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_RUN_VERIFY_H
+#define CUDA_AGENT_RUN_VERIFY_H
+
+#include "Error.h"
+#include "Plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mlir::cuda_agent {
+
+struct VerifyOptions {
+  int trials = 4;  ///< one per distribution of kTrialDistributions
+  uint64_t seed = 0;
+  int device = 0;
+  bool time = false;
+  int warmup = 5;
+  int runs = 20;
+  double minSpeedup = 1.05;      ///< "faster" needs ref/cand >= this
+  double rooflineBw = 4.23e12;   ///< bytes/s; H200 device-to-device copy
+  double rooflineMargin = 0.9;   ///< reject times below margin x floor
+  double timeoutSeconds = 20;    ///< per candidate child
+  /// Testing only: makes the child "hang", "crash" or "exit" (without a
+  /// result) before it touches the driver, to exercise the watchdog.
+  std::string childTestFault;
+
+  /// The command-line options that reproduce these settings in a child.
+  std::vector<std::string> toChildArgs() const;
+};
+
+/// Returns "" when `candidate` has exactly the reference's input, inout and
+/// output buffers (name, shape, dtype, role; temps may differ), else a reason
+/// starting with "plan mismatch: ".
+std::string findInterfaceMismatch(const Plan &reference, const Plan &candidate);
+
+/// --verify: checks every plan, runs one child per candidate and returns the
+/// combined summary. Sets `exitCode`: kExitOk, kExitUsage when a candidate
+/// plan was rejected, or the child's code when the reference could not run
+/// (kExitCuda: no GPU, CUDA error; kExitChecks: the reference broke a check).
+/// Throws RunnerError(kExitUsage) when the reference plan is bad.
+nlohmann::ordered_json verifyBundles(const std::filesystem::path &reference,
+                                     const std::vector<std::filesystem::path> &candidates,
+                                     const VerifyOptions &options, ExitCode &exitCode);
+
+/// --verify-one (the child): verifies one candidate in this process and
+/// returns {"status": "ok", "candidate": {...}}. A candidate failure of any
+/// kind is a verdict; a reference failure throws RunnerError.
+nlohmann::ordered_json verifyOne(const std::filesystem::path &reference,
+                                 const std::filesystem::path &candidate,
+                                 const VerifyOptions &options);
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_RUN_VERIFY_H
