@@ -69,7 +69,12 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
   CU_CHECK(driver, cuDeviceGet, &cuDevice, ordinal);
   CU_CHECK(driver, cuDevicePrimaryCtxRetain, &context, cuDevice);
   CU_CHECK(driver, cuCtxSetCurrent, context);
-  CU_CHECK(driver, cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+  // A blocking stream: the uploads and fills done with the synchronous copy
+  // and memset calls run on the legacy default stream, which orders itself
+  // only with blocking streams. On a non-blocking stream a poison memset
+  // could still be landing while the kernel writes its outputs (seen on the
+  // H200: a correct kernel's first element read back as the NaN poison).
+  CU_CHECK(driver, cuStreamCreate, &stream, CU_STREAM_DEFAULT);
 
   int sharedLimit = 0;
   CU_CHECK(driver, cuDeviceGetAttribute, &sharedLimit,
