@@ -664,6 +664,16 @@ llvm::Expected<int64_t> detail::insertDecisionRow(Connection conn,
   std::optional<int64_t> kernelId;
   if (record.kernelId >= 0)
     kernelId = record.kernelId;
+  // Both statements take the decision's fields as ?1..?7 in this order.
+  auto bindFields = [&](Statement &statement) {
+    statement.bind(1, llvm::StringRef(record.regionHash))
+        .bind(2, llvm::StringRef(record.arch))
+        .bind(3, llvm::StringRef(record.decision))
+        .bind(4, llvm::StringRef(record.reason))
+        .bind(5, llvm::StringRef(*report))
+        .bind(6, llvm::StringRef(record.createdAt))
+        .bind(7, kernelId);
+  };
   if (skipDuplicate) {
     llvm::Expected<Statement> find = conn.prepare(
         "SELECT id FROM decisions WHERE region_hash = ?1 AND arch = ?2 AND "
@@ -672,13 +682,7 @@ llvm::Expected<int64_t> detail::insertDecisionRow(Connection conn,
         "looking up a decision");
     if (!find)
       return find.takeError();
-    find->bind(1, llvm::StringRef(record.regionHash))
-        .bind(2, llvm::StringRef(record.arch))
-        .bind(3, llvm::StringRef(record.decision))
-        .bind(4, llvm::StringRef(record.reason))
-        .bind(5, llvm::StringRef(*report))
-        .bind(6, llvm::StringRef(record.createdAt))
-        .bind(7, kernelId);
+    bindFields(*find);
     llvm::Expected<bool> found = find->step();
     if (!found)
       return found.takeError();
@@ -694,13 +698,7 @@ llvm::Expected<int64_t> detail::insertDecisionRow(Connection conn,
       "inserting a decision");
   if (!insert)
     return insert.takeError();
-  insert->bind(1, llvm::StringRef(record.regionHash))
-      .bind(2, llvm::StringRef(record.arch))
-      .bind(3, llvm::StringRef(record.decision))
-      .bind(4, llvm::StringRef(record.reason))
-      .bind(5, llvm::StringRef(*report))
-      .bind(6, llvm::StringRef(record.createdAt))
-      .bind(7, kernelId);
+  bindFields(*insert);
   llvm::Expected<bool> row = insert->step();
   if (!row)
     return row.takeError();
