@@ -29,6 +29,10 @@ LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
   }
   bool byRegion = !regions.empty() || regionsOnly;
   ArrayRef<func::FuncOp> targets = byRegion ? regions : publics;
+  if (targets.empty() && !regionsOnly)
+    return module.emitError("no outlined region and no public function on "
+                            "tensors to write a bundle for (agent-emit-bundle "
+                            "must run before agent-default-lowering)");
 
   DefaultLoweringOptions gpuStage = options;
   gpuStage.hostStage = HostStage::GPU;

@@ -4,6 +4,7 @@
 // RUN: rm -rf %t.whole && cuda-agent-opt %s --agent-emit-bundle="dir=%t.whole" -o /dev/null
 // RUN: cat %t.whole/plan.json | FileCheck %s --check-prefix=WHOLE
 // RUN: not cuda-agent-opt %s --agent-emit-bundle 2>&1 | FileCheck %s --check-prefix=NODIR
+// RUN: not cuda-agent-opt %s --agent-default-lowering --agent-emit-bundle="dir=%t.late" 2>&1 | FileCheck %s --check-prefix=LATE
 
 // agent-emit-bundle writes the default lowering of each outlined region as a
 // bundle under DIR/<region hash>/ (plan.json + one cubin per kernel) and
@@ -106,3 +107,4 @@ func.func @row_scale(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
 // WHOLE: "object": "row_scale_kernel.cubin"
 
 // NODIR: agent-emit-bundle needs a directory
+// LATE: error: no outlined region and no public function on tensors to write a bundle for (agent-emit-bundle must run before agent-default-lowering)
