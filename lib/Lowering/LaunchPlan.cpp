@@ -204,6 +204,16 @@ llvm::Expected<LaunchPlan> cuda_agent::readBundle(StringRef dir) {
     if (!launch)
       return llvm::createStringError("launch %zu is not an object", index);
     PlanLaunch entry;
+    if (const llvm::json::Object *copy = launch->getObject("copy")) {
+      entry.copyFrom = copy->getString("from").value_or("").str();
+      entry.copyTo = copy->getString("to").value_or("").str();
+      if (entry.copyFrom.empty() || entry.copyTo.empty())
+        return llvm::createStringError("launch %zu: a copy needs 'from' and "
+                                       "'to' buffers",
+                                       index);
+      plan.launches.push_back(std::move(entry));
+      continue;
+    }
     entry.kernel = launch->getString("kernel").value_or("").str();
     entry.object = launch->getString("object").value_or("").str();
     if (entry.kernel.empty() || entry.object.empty())
@@ -243,6 +253,12 @@ llvm::json::Value cuda_agent::toJSON(const LaunchPlan &plan) {
     });
   llvm::json::Array launches;
   for (const PlanLaunch &launch : plan.launches) {
+    if (launch.isCopy()) {
+      launches.push_back(llvm::json::Object{
+          {"copy", llvm::json::Object{{"from", launch.copyFrom},
+                                      {"to", launch.copyTo}}}});
+      continue;
+    }
     llvm::json::Array args;
     for (const std::string &arg : launch.args)
       args.push_back(arg);
@@ -298,11 +314,24 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
       names[alloc.getMemref()] = name;
       continue;
     }
+    if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
+      auto from = names.find(copy.getSrc()), to = names.find(copy.getDst());
+      if (from == names.end() || to == names.end())
+        return copy.emitError("cannot express this copy in a launch plan: it "
+                              "copies from or to a value that is not a "
+                              "buffer");
+      PlanLaunch step;
+      step.copyFrom = from->second;
+      step.copyTo = to->second;
+      plan.launches.push_back(std::move(step));
+      continue;
+    }
     auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
     if (!launch)
       return op.emitError() << "cannot express '" << op.getName()
                             << "' in a launch plan: the host code must be "
-                               "straight-line allocations and launches";
+                               "straight-line allocations, copies and "
+                               "launches";
     PlanLaunch entry;
     entry.kernel = launch.getKernelName().str();
     FailureOr<std::string> object =

@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -42,7 +43,7 @@ Type elementType(MLIRContext *ctx, StringRef dtype) {
 }
 
 /// Checks that `func` is a bufferized region whose arguments are the plan's
-/// inputs and outputs, in order.
+/// inputs and outputs, in order, and that every step names plan buffers.
 LogicalResult checkSignature(func::FuncOp func, const LaunchPlan &plan) {
   if (func.isExternal() || func.getNumResults() != 0 ||
       !func.getBody().hasOneBlock())
@@ -63,6 +64,23 @@ LogicalResult checkSignature(func::FuncOp func, const LaunchPlan &plan) {
                             << boundary.size()
                             << " input and output buffers, the function "
                             << func.getNumArguments() << " arguments";
+  // Every step must name buffers of the plan, checked before the body goes.
+  llvm::StringSet<> names;
+  for (const PlanBuffer &buffer : plan.buffers)
+    names.insert(buffer.name);
+  if (plan.workspaceBytes > 0)
+    names.insert("workspace");
+  for (auto [i, launch] : llvm::enumerate(plan.launches)) {
+    SmallVector<StringRef> used(launch.args.begin(), launch.args.end());
+    if (launch.isCopy())
+      used = {launch.copyFrom, launch.copyTo};
+    for (StringRef name : used)
+      if (!names.contains(name))
+        return func.emitError() << "cannot splice a kernel into this "
+                                   "function: step "
+                                << i << " names unknown buffer '" << name
+                                << "'";
+  }
   for (auto [arg, buffer] : llvm::zip(func.getArguments(), boundary)) {
     auto type = dyn_cast<MemRefType>(arg.getType());
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
@@ -100,7 +118,7 @@ LogicalResult cuda_agent::spliceKernel(func::FuncOp func,
   llvm::StringMap<StringAttr> binaries;
   builder.setInsertionPoint(func);
   for (const PlanLaunch &launch : plan.launches) {
-    if (binaries.count(launch.object))
+    if (launch.isCopy() || binaries.count(launch.object))
       continue;
     auto object = gpu::ObjectAttr::get(
         ctx, target, gpu::CompilationTarget::Binary,
@@ -149,14 +167,14 @@ LogicalResult cuda_agent::spliceKernel(func::FuncOp func,
     return constant;
   };
   for (auto [i, launch] : llvm::enumerate(plan.launches)) {
-    SmallVector<Value> args;
-    for (const std::string &arg : launch.args) {
-      Value value = buffers.lookup(arg);
-      if (!value)
-        return func.emitError() << "launch " << i << " (" << launch.kernel
-                                << ") names unknown buffer '" << arg << "'";
-      args.push_back(value);
+    if (launch.isCopy()) {
+      gpu::MemcpyOp::create(builder, loc, Type(), ValueRange{},
+                            buffers.lookup(launch.copyTo),
+                            buffers.lookup(launch.copyFrom));
+      continue;
     }
+    SmallVector<Value> args = llvm::map_to_vector(
+        launch.args, [&](const std::string &arg) { return buffers.lookup(arg); });
     auto kernel = SymbolRefAttr::get(
         binaries.lookup(launch.object),
         {FlatSymbolRefAttr::get(ctx, launch.kernel)});

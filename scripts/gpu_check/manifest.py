@@ -41,6 +41,8 @@ def read_plan(bundle: Path) -> dict:
     except json.JSONDecodeError as e:
         raise StageError(f"bundle {bundle}: plan.json is not JSON: {e}") from e
     for launch in plan.get("launches", []):
+        if "copy" in launch:  # a device-to-device copy step has no object
+            continue
         if not (bundle / launch.get("object", "")).is_file():
             raise StageError(f"bundle {bundle}: object {launch.get('object')!r} is missing")
     if not plan.get("launches"):

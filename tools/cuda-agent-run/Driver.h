@@ -42,6 +42,7 @@ namespace mlir::cuda_agent {
   X(cuMemFree)                                                                 \
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
+  X(cuMemcpyDtoDAsync)                                                         \
   X(cuMemsetD8)                                                                \
   X(cuMemsetD8Async)                                                           \
   X(cuStreamCreate)                                                            \

@@ -162,8 +162,39 @@ std::array<unsigned, 3> parseDims(const FieldReader &reader, const char *key,
   return result;
 }
 
+/// Reads the buffer named by field `key` of `reader`.
+size_t lookupBuffer(const FieldReader &reader, const char *key,
+                    const std::map<std::string, size_t> &bufferIndex) {
+  std::string name = reader.getString(key);
+  auto it = bufferIndex.find(name);
+  if (it == bufferIndex.end())
+    reader.fail(std::string(key) + " names unknown buffer '" + name + "'");
+  return it->second;
+}
+
+LaunchSpec parseCopy(const json &object, size_t index,
+                     const std::map<std::string, size_t> &bufferIndex,
+                     const std::vector<BufferSpec> &buffers) {
+  FieldReader reader(object, "launch " + std::to_string(index) + " (copy)");
+  LaunchSpec copy;
+  copy.isCopy = true;
+  copy.kernel = "copy";
+  copy.copyFrom = lookupBuffer(reader, "from", bufferIndex);
+  copy.copyTo = lookupBuffer(reader, "to", bufferIndex);
+  if (buffers[copy.copyFrom].numBytes() != buffers[copy.copyTo].numBytes())
+    reader.fail("copies " + std::to_string(buffers[copy.copyFrom].numBytes()) +
+                " bytes into a buffer of " +
+                std::to_string(buffers[copy.copyTo].numBytes()));
+  if (buffers[copy.copyTo].role == Role::Input)
+    reader.fail("copies into input '" + buffers[copy.copyTo].name + "'");
+  return copy;
+}
+
 LaunchSpec parseLaunch(const json &object, size_t index,
-                       const std::map<std::string, size_t> &bufferIndex) {
+                       const std::map<std::string, size_t> &bufferIndex,
+                       const std::vector<BufferSpec> &buffers) {
+  if (object.is_object() && object.contains("copy"))
+    return parseCopy(object["copy"], index, bufferIndex, buffers);
   FieldReader reader(object, "launch " + std::to_string(index));
   LaunchSpec launch;
   launch.kernel = reader.getString("kernel");
@@ -264,8 +295,8 @@ Plan mlir::cuda_agent::loadPlan(const fs::path &bundle) {
   if (launches.empty())
     top.fail("'launches' is empty");
   for (size_t i = 0; i < launches.size(); ++i) {
-    LaunchSpec launch = parseLaunch(launches[i], i, bufferIndex);
-    if (!plan.objects.count(launch.object))
+    LaunchSpec launch = parseLaunch(launches[i], i, bufferIndex, plan.buffers);
+    if (!launch.isCopy && !plan.objects.count(launch.object))
       plan.objects[launch.object] = readObject(
           bundle / launch.object,
           FieldReader(launches[i], "launch " + std::to_string(i) + " (" +

@@ -47,8 +47,13 @@ struct BufferSpec {
   bool isWrittenOut() const { return role != Role::Temp; }
 };
 
+/// One step of a plan: a kernel launch, or (when `isCopy`) a device-to-device
+/// copy between two buffers of the same size, written in plan.json as
+/// `{"copy": {"from": "tmp0", "to": "out0"}}`.
 struct LaunchSpec {
-  std::string kernel;             ///< entry point (extern "C" name)
+  bool isCopy = false;
+  size_t copyFrom = 0, copyTo = 0; ///< buffer indices, for copies
+  std::string kernel;             ///< entry point (extern "C" name); "copy" for copies
   std::string object;             ///< file name inside the bundle
   std::array<unsigned, 3> grid;   ///< blocks
   std::array<unsigned, 3> block;  ///< threads per block

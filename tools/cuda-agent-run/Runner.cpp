@@ -83,6 +83,10 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
   std::map<std::string, CUmodule> moduleByObject;
   for (size_t i = 0; i < plan.launches.size(); ++i) {
     const LaunchSpec &launch = plan.launches[i];
+    if (launch.isCopy) {
+      functions.push_back(nullptr); // keeps functions[] indexed by step
+      continue;
+    }
     withContext(describeLaunch(i), [&] {
       CUmodule &module = moduleByObject[launch.object];
       if (!module) {
@@ -246,6 +250,13 @@ std::vector<std::string> PlanRunner::findGuardViolations() {
 void PlanRunner::enqueueLaunch(size_t index) {
   const LaunchSpec &launch = plan.launches[index];
   withContext(describeLaunch(index), [&] {
+    if (launch.isCopy) {
+      CU_CHECK(driver, cuMemcpyDtoDAsync,
+               allocations[launch.copyTo] + kGuardBytes,
+               allocations[launch.copyFrom] + kGuardBytes,
+               plan.buffers[launch.copyTo].numBytes(), stream);
+      return;
+    }
     CU_CHECK(driver, cuLaunchKernel, functions[index], launch.grid[0],
              launch.grid[1], launch.grid[2], launch.block[0], launch.block[1],
              launch.block[2], launch.sharedBytes, stream,

@@ -30,7 +30,12 @@ struct PlanBuffer {
   std::string role;  // input, output or temp
 };
 
+/// One step of a plan: a kernel launch, or a device-to-device copy between
+/// two buffers of the same size when `copyFrom` is set (`kernel`, `object`,
+/// grid and block are then unused).
 struct PlanLaunch {
+  std::string copyFrom, copyTo; // Buffer names, for copies.
+  bool isCopy() const { return !copyFrom.empty(); }
   std::string kernel;
   std::string object; // File name inside the bundle.
   std::array<int64_t, 3> grid;
@@ -62,9 +67,9 @@ llvm::json::Value toJSON(const LaunchPlan &plan);
 
 /// Reads the launch plan of `func`, a function lowered by the default
 /// pipeline with `hostStage = gpu`: its first `numInputs` arguments are
-/// inputs, the rest outputs; `gpu.alloc`s are temporaries. Fails with an
-/// error naming the op when the host code is more than straight-line
-/// allocations and launches.
+/// inputs, the rest outputs; `gpu.alloc`s are temporaries; `gpu.memcpy`s are
+/// copy steps. Fails with an error naming the op when the host code is more
+/// than straight-line allocations, copies and launches.
 FailureOr<LaunchPlan> extractLaunchPlan(func::FuncOp func, unsigned numInputs);
 
 /// Writes `plan` as a bundle: DIR/plan.json, every object and the source
