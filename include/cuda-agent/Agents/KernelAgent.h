@@ -1,0 +1,63 @@
+//===- KernelAgent.h - The interface every agent backend implements -*- C++ -*-===//
+//
+// An agent proposes candidate kernels for a KernelTask: CUDA source plus a
+// launch plan (DESIGN.md, Contracts). Backends (builtin, openai, torch,
+// replay, db) know only the task and the history of earlier attempts; the
+// driver compiles, verifies and times what they propose.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_AGENTS_KERNELAGENT_H
+#define CUDA_AGENT_AGENTS_KERNELAGENT_H
+
+#include "cuda-agent/Task/KernelTask.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir::cuda_agent {
+
+/// One proposed kernel.
+struct Candidate {
+  std::string name;       // Unique within one propose() call.
+  std::string source;     // CUDA C++ with extern "C" __global__ entry points.
+  std::string launchPlan; // JSON text: {"launches": [...], "workspace_bytes": N}
+  std::string agent;      // Backend name, e.g. "replay".
+  std::string model;      // Model or generator that wrote it.
+};
+
+/// What became of an earlier candidate, fed back on the next turn.
+struct Attempt {
+  Candidate candidate;
+  std::string outcome; // "compile-error", "mismatch", "slower", "accepted", ...
+  std::string detail;  // Trimmed compile log, mismatch summary or timing.
+};
+
+class KernelAgent {
+public:
+  virtual ~KernelAgent();
+
+  /// The backend's name as `agent=` spells it.
+  virtual llvm::StringRef getName() const = 0;
+
+  /// Proposes up to `count` candidates for `task`, knowing `history`. An
+  /// empty result means the agent has nothing (more) to offer; an error is
+  /// reported for the region and never stops the compiler.
+  virtual llvm::Expected<std::vector<Candidate>>
+  propose(const KernelTask &task, llvm::ArrayRef<Attempt> history,
+          unsigned count) = 0;
+};
+
+/// The replay backend: candidates from files, `DIR/<region hash>/<name>.cu`
+/// with the launch plan `DIR/<region hash>/<name>.json` beside it, in name
+/// order, for tests and external agent workflows. A `.cu` without its plan
+/// is an error naming the file. Later turns get the candidates not yet
+/// attempted.
+std::unique_ptr<KernelAgent> createReplayAgent(llvm::StringRef dir);
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_AGENTS_KERNELAGENT_H

@@ -1,0 +1,77 @@
+//===- KernelTask.cpp - What an agent is asked to write ----------------------===//
+//
+// Builds a KernelTask from an outlined region function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Task/KernelTask.h"
+#include "cuda-agent/Outline/RegionOutliner.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+
+/// The contract's spelling of a supported element type, or "".
+static std::string dtypeOf(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isSignlessInteger(32))
+    return "i32";
+  return "";
+}
+
+FailureOr<KernelTask> cuda_agent::buildKernelTask(func::FuncOp region,
+                                                  StringRef arch) {
+  auto attr = region->getAttrOfType<DictionaryAttr>(kRegionAttrName);
+  auto hash = attr ? attr.getAs<StringAttr>("hash") : StringAttr();
+  if (!hash || region.isExternal())
+    return region.emitError("not an outlined region: a kernel task needs a "
+                            "function with a body and a cuda_agent.region "
+                            "hash");
+  KernelTask task;
+  task.regionHash = hash.getValue().str();
+  task.arch = arch.str();
+  if (auto kind = attr.getAs<StringAttr>("kind"))
+    task.kind = kind.getValue().str();
+  if (auto flops = attr.getAs<IntegerAttr>("flops"))
+    task.flops = flops.getInt();
+  if (auto bytes = attr.getAs<IntegerAttr>("bytes"))
+    task.bytes = bytes.getInt();
+
+  auto addOperand = [&](Type type, bool isOutput,
+                        unsigned index) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    std::string dtype = tensor ? dtypeOf(tensor.getElementType()) : "";
+    if (!tensor || !tensor.hasStaticShape() || dtype.empty())
+      return region.emitError() << "cannot describe operand of type " << type
+                                << " in a kernel task (static tensors of f32, "
+                                   "f16, bf16 or i32 only)";
+    task.operands.push_back({(isOutput ? "out" : "in") + std::to_string(index),
+                             SmallVector<int64_t>(tensor.getShape()), dtype,
+                             isOutput});
+    return success();
+  };
+  for (auto [i, type] : llvm::enumerate(region.getArgumentTypes()))
+    if (failed(addOperand(type, /*isOutput=*/false, i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(region.getResultTypes()))
+    if (failed(addOperand(type, /*isOutput=*/true, i)))
+      return failure();
+
+  // The region alone, as the bundles carry it: a public @region.
+  OwningOpRef<ModuleOp> module = ModuleOp::create(region.getLoc());
+  auto copy = cast<func::FuncOp>(region->clone());
+  copy.setSymName("region");
+  copy.setPublic();
+  module->push_back(copy);
+  llvm::raw_string_ostream os(task.regionMlir);
+  module->print(os);
+  return task;
+}
