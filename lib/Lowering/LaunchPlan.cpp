@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Lowering/LaunchPlan.h"
+#include "cuda-agent/Outline/ElementTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -25,24 +26,6 @@ using namespace mlir::cuda_agent;
 
 namespace {
 
-/// The plan spelling of an element type, or "" when the runner has none.
-std::string dtypeName(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isF64())
-    return "f64";
-  if (type.isSignlessInteger(1))
-    return "i1";
-  for (unsigned width : {8u, 16u, 32u, 64u})
-    if (type.isSignlessInteger(width))
-      return "i" + std::to_string(width);
-  return "";
-}
-
 /// Adds a buffer for `value` (a static memref) to `plan`.
 LogicalResult addBuffer(LaunchPlan &plan, Value value, StringRef name,
                         StringRef role, Operation *where) {
@@ -52,7 +35,7 @@ LogicalResult addBuffer(LaunchPlan &plan, Value value, StringRef name,
            << "cannot express this value in a launch plan: " << name
            << " must be a static memref with an identity layout, not "
            << value.getType();
-  std::string dtype = dtypeName(type.getElementType());
+  std::string dtype = getDtypeName(type.getElementType());
   if (dtype.empty())
     return where->emitError() << "cannot express element type "
                               << type.getElementType() << " of " << name

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/RegionOutliner.h"
+#include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionHash.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
@@ -98,11 +99,6 @@ KernelKind kindOf(OpClass cls) {
   llvm_unreachable("unknown op class");
 }
 
-bool isSupportedElementType(Type type) {
-  return type.isF32() || type.isF16() || type.isBF16() ||
-         type.isSignlessInteger(32);
-}
-
 /// Returns why `type` cannot cross a region boundary, or nullopt if it can.
 std::optional<std::string> checkTensorType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -120,7 +116,7 @@ std::optional<std::string> checkTensorType(Type type) {
              return s;
            }() +
            ")";
-  if (!isSupportedElementType(tensor.getElementType())) {
+  if (!isRegionElementType(tensor.getElementType())) {
     std::string s;
     llvm::raw_string_ostream os(s);
     os << "element type " << tensor.getElementType()

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Splice/KernelSplicer.h"
+#include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionOutliner.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,23 +25,6 @@ using namespace mlir;
 using namespace mlir::cuda_agent;
 
 namespace {
-
-/// Returns the element type of a plan dtype, or null.
-Type elementType(MLIRContext *ctx, StringRef dtype) {
-  Builder b(ctx);
-  return llvm::StringSwitch<Type>(dtype)
-      .Case("f32", b.getF32Type())
-      .Case("f16", b.getF16Type())
-      .Case("bf16", b.getBF16Type())
-      .Case("f64", b.getF64Type())
-      .Case("i1", b.getI1Type())
-      .Case("i8", b.getI8Type())
-      .Case("i16", b.getI16Type())
-      .Case("i32", b.getI32Type())
-      .Case("i64", b.getI64Type())
-      .Case("u8", b.getI8Type())
-      .Default(Type());
-}
 
 /// Checks that `func` is a bufferized region whose arguments are the plan's
 /// inputs and outputs, in order, and that every step names plan buffers.
@@ -86,7 +70,7 @@ LogicalResult checkSignature(func::FuncOp func, const LaunchPlan &plan) {
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
         type.getShape() != ArrayRef<int64_t>(buffer->shape) ||
         type.getElementType() !=
-            elementType(func.getContext(), buffer->dtype))
+            parseDtypeName(func.getContext(), buffer->dtype))
       return func.emitError()
              << "cannot splice a kernel into this function: argument "
              << arg.getArgNumber() << " of type " << arg.getType()
@@ -155,7 +139,7 @@ LogicalResult cuda_agent::spliceKernel(func::FuncOp func,
   for (const PlanBuffer &buffer : plan.buffers)
     if (buffer.role == "temp")
       allocate(buffer.name,
-               MemRefType::get(buffer.shape, elementType(ctx, buffer.dtype)));
+               MemRefType::get(buffer.shape, parseDtypeName(ctx, buffer.dtype)));
   if (plan.workspaceBytes > 0)
     allocate("workspace",
              MemRefType::get({plan.workspaceBytes}, builder.getI8Type()));

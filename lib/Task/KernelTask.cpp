@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Task/KernelTask.h"
+#include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionOutliner.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -13,19 +14,6 @@
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
-
-/// The contract's spelling of a supported element type, or "".
-static std::string dtypeOf(Type type) {
-  if (type.isF32())
-    return "f32";
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isSignlessInteger(32))
-    return "i32";
-  return "";
-}
 
 FailureOr<KernelTask> cuda_agent::buildKernelTask(func::FuncOp region,
                                                   StringRef arch) {
@@ -48,13 +36,14 @@ FailureOr<KernelTask> cuda_agent::buildKernelTask(func::FuncOp region,
   auto addOperand = [&](Type type, bool isOutput,
                         unsigned index) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    std::string dtype = tensor ? dtypeOf(tensor.getElementType()) : "";
-    if (!tensor || !tensor.hasStaticShape() || dtype.empty())
+    if (!tensor || !tensor.hasStaticShape() ||
+        !isRegionElementType(tensor.getElementType()))
       return region.emitError() << "cannot describe operand of type " << type
                                 << " in a kernel task (static tensors of f32, "
                                    "f16, bf16 or i32 only)";
     task.operands.push_back({(isOutput ? "out" : "in") + std::to_string(index),
-                             SmallVector<int64_t>(tensor.getShape()), dtype,
+                             SmallVector<int64_t>(tensor.getShape()),
+                             getDtypeName(tensor.getElementType()),
                              isOutput});
     return success();
   };
