@@ -20,6 +20,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <optional>
 #include <vector>
 
 using namespace mlir::cuda_agent;
@@ -238,6 +239,24 @@ Error IncludeScanner::checkOperand(size_t pos, StringRef what) {
                          line);
 }
 
+/// The libcu++ header that stands in for standard header `name`, if any.
+static std::optional<std::string> standardHeaderReplacement(StringRef name) {
+  StringRef base = name;
+  if (base.consume_back(".h")) // <stdint.h> -> cstdint
+    base = llvm::StringSwitch<StringRef>(base)
+               .Case("stdint", "cstdint")
+               .Case("stddef", "cstddef")
+               .Case("float", "cfloat")
+               .Case("limits", "climits")
+               .Default("");
+  if (llvm::is_contained({"cstdint", "cstddef", "cfloat", "climits", "limits",
+                          "type_traits", "utility", "cmath", "array",
+                          "complex", "tuple", "atomic"},
+                         base))
+    return ("cuda/std/" + base).str();
+  return std::nullopt;
+}
+
 Error IncludeScanner::checkHeaderName(StringRef name, bool angled,
                                       StringRef what, unsigned line) {
   std::string shown = (what + " " + (angled ? "<" : "\"") + name +
@@ -269,10 +288,16 @@ Error IncludeScanner::checkHeaderName(StringRef name, bool angled,
     if (StringRef(real).starts_with(dir + "/"))
       return Error::success();
   }
+  // The C and C++ standard headers agents reach for most have device-side
+  // equivalents in the toolkit (libcu++); say which, as feedback.
+  std::string hint;
+  if (auto std = standardHeaderReplacement(name))
+    hint = "; use <" + *std + "> instead";
   return notAllowed("'" + name +
                     "' is not a CUDA toolkit header (candidates may include "
                     "only headers under " +
-                    shownDir + "; device code has printf without <stdio.h>)");
+                    shownDir + "; device code has printf without <stdio.h>" +
+                    hint + ")");
 }
 
 } // namespace

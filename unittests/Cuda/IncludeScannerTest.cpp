@@ -91,6 +91,16 @@ TEST_F(IncludeScannerTest, RejectsHeadersOutsideTheToolkit) {
   EXPECT_REJECTED("#include <escape.h>\n", "not a CUDA toolkit header");
 }
 
+TEST_F(IncludeScannerTest, SuggestsLibcuxxForStandardHeaders) {
+  EXPECT_REJECTED("#include <cstdint>\n", "; use <cuda/std/cstdint> instead");
+  EXPECT_REJECTED("#include <stdint.h>\n", "; use <cuda/std/cstdint> instead");
+  EXPECT_REJECTED("#include <type_traits>\n",
+                  "; use <cuda/std/type_traits> instead");
+  // No replacement to suggest for host-only headers.
+  std::string message = check("#include <stdio.h>\n");
+  EXPECT_EQ(message.find("instead"), std::string::npos) << message;
+}
+
 TEST_F(IncludeScannerTest, FindsDisguisedDirectives) {
   EXPECT_REJECTED("%:include \"/etc/passwd\"\n", "absolute path");
   EXPECT_REJECTED("#\\\ninclude \"/etc/passwd\"\n", "absolute path");
