@@ -7,6 +7,9 @@
 
 #include "cuda-agent/Pipelines/BundleEmitter.h"
 #include "cuda-agent/Outline/RegionOutliner.h"
+#include "cuda-agent/Splice/KernelSplicer.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Path.h"
@@ -42,10 +45,32 @@ LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
     auto clone = cast<func::FuncOp>(func->clone());
     clone.setPublic();
     copy->push_back(clone);
-    // The bundle carries its source too, as a public @region, from which
-    // agent-cpu-reference builds a CPU reference and agents read the task.
+    // A spliced region launches kernels from gpu.binary ops of the module:
+    // they travel with it.
+    llvm::SmallPtrSet<Operation *, 4> binaries;
+    func.walk([&](gpu::LaunchFuncOp launch) {
+      if (auto binary = module.lookupSymbol<gpu::BinaryOp>(
+              launch.getKernelModuleName()))
+        if (binaries.insert(binary).second)
+          copy->push_back(binary->clone());
+    });
+    if (!binaries.empty())
+      (*copy)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                       UnitAttr::get(module.getContext()));
+    // Spliced regions are already bufferized (inputs, then out-parameters);
+    // the splice recorded where the outputs start.
+    unsigned numInputs = func.getNumArguments();
+    if (auto spliced = func->getAttrOfType<DictionaryAttr>(kSplicedAttrName))
+      if (auto inputs = spliced.getAs<IntegerAttr>("inputs"))
+        numInputs = inputs.getInt();
+    // The bundle carries its tensor-level source too, as a public @region,
+    // from which agent-cpu-reference builds a CPU reference and agents read
+    // the task; a spliced region has none left.
+    bool onTensors = llvm::all_of(func.getArgumentTypes(), [](Type type) {
+      return isa<TensorType>(type);
+    });
     std::string source;
-    {
+    if (onTensors) {
       OwningOpRef<ModuleOp> named(cast<ModuleOp>((*copy)->clone()));
       named->lookupSymbol<func::FuncOp>(func.getSymName()).setSymName("region");
       llvm::raw_string_ostream os(source);
@@ -56,8 +81,7 @@ LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
     if (failed(pm.run(*copy)))
       return func.emitError("the default lowering of this function failed");
     auto lowered = copy->lookupSymbol<func::FuncOp>(func.getSymName());
-    FailureOr<LaunchPlan> plan =
-        extractLaunchPlan(lowered, func.getNumArguments());
+    FailureOr<LaunchPlan> plan = extractLaunchPlan(lowered, numInputs);
     if (failed(plan))
       return failure();
     SmallString<256> path(dir);

@@ -184,6 +184,12 @@ LogicalResult cuda_agent::spliceKernel(func::FuncOp func,
     else if (std::optional<double> d = value.getAsNumber())
       provenance.push_back(builder.getNamedAttr(key, builder.getF64FloatAttr(*d)));
   }
+  // Where the outputs start among the bufferized arguments.
+  provenance.push_back(builder.getNamedAttr(
+      "inputs", builder.getI64IntegerAttr(llvm::count_if(
+                    plan.buffers, [](const PlanBuffer &buffer) {
+                      return buffer.role == "input";
+                    }))));
   func->setAttr(kSplicedAttrName, builder.getDictionaryAttr(provenance));
   return success();
 }

@@ -4,6 +4,9 @@
 // RUN: cuda-agent-opt %t/outlined.mlir --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --buffer-results-to-out-params="hoist-static-allocs modify-public-functions" --agent-splice="dir=%t/verified" -o %t/spliced.mlir
 // RUN: FileCheck %s < %t/spliced.mlir
 // RUN: cuda-agent-opt %t/spliced.mlir --agent-default-lowering | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVM
+// RUN: rm -rf %t/bundle && cuda-agent-opt %t/spliced.mlir --agent-emit-bundle="dir=%t/bundle" -o /dev/null
+// RUN: cat %t/bundle/*/plan.json | FileCheck %s --check-prefix=BUNDLE
+// RUN: ls %t/bundle/* | FileCheck %s --check-prefix=FILES
 // RUN: %python %S/Inputs/make_bundle.py %t/outlined.mlir %S/Inputs/relu.cu %t/wrong --shape 512
 // RUN: not cuda-agent-opt %t/outlined.mlir --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --buffer-results-to-out-params="hoist-static-allocs modify-public-functions" --agent-splice="dir=%t/wrong" 2>&1 | FileCheck %s --check-prefix=MISMATCH
 // RUN: not cuda-agent-opt %t/outlined.mlir --agent-splice 2>&1 | FileCheck %s --check-prefix=NODIR
@@ -32,7 +35,7 @@ func.func @relu_then_exp(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 // CHECK-LABEL: func.func private @relu_then_exp_region0(
 //  CHECK-SAME:     %[[IN:.+]]: memref<1024xf32>, %[[OUT:.+]]: memref<1024xf32>)
 //  CHECK-SAME:     cuda_agent.region = {
-//  CHECK-SAME:     cuda_agent.spliced = {agent = "replay", model = "hand-written", source = "// A hand-written candidate{{.*}}", speedup = 1.500000e+00 : f64}
+//  CHECK-SAME:     cuda_agent.spliced = {agent = "replay", inputs = 1 : i64, model = "hand-written", source = "// A hand-written candidate{{.*}}", speedup = 1.500000e+00 : f64}
 //   CHECK-DAG:   %[[C4:.+]] = arith.constant 4 : index
 //   CHECK-DAG:   %[[C1:.+]] = arith.constant 1 : index
 //   CHECK-DAG:   %[[C256:.+]] = arith.constant 256 : index
@@ -44,6 +47,24 @@ func.func @relu_then_exp(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 // LLVM: @relu_then_exp_region0_relu_binary = internal constant {{.*}} c"\7FELF
 // LLVM: c"relu\00"
 // LLVM: call void @mgpuLaunchKernel(
+
+// The spliced region is a bundle again (so the runner can check it against
+// the region's reference): the one launch of the spliced cubin, the input
+// and output buffers of the region, and no tensor-level source.
+// BUNDLE:      "name": "in0",
+// BUNDLE-NEXT: "role": "input",
+// BUNDLE:      "name": "out0",
+// BUNDLE-NEXT: "role": "output",
+// BUNDLE:      "args": [
+// BUNDLE-NEXT:   "in0",
+// BUNDLE-NEXT:   "out0"
+// BUNDLE-NEXT: ],
+// BUNDLE:      "kernel": "relu",
+// BUNDLE-NEXT: "object": "relu_then_exp_region0_relu.cubin",
+// FILES-NOT: region.mlir
+// FILES: plan.json
+// FILES: relu_then_exp_region0_relu.cubin
+// FILES-NOT: region.mlir
 
 // MISMATCH: error: cannot splice a kernel into this function: argument 0 of type 'memref<1024xf32>' does not match plan buffer 'in0'
 // NODIR: error: agent-splice needs a directory of verified kernels
