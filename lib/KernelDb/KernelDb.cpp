@@ -131,6 +131,15 @@ static std::string notADatabase(llvm::StringRef path) {
 /// Current UTC time as the database writes it, in SQL.
 static constexpr const char *kNowSql = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
 
+/// Binds the database key as ?1..?4 (region hash, arch, CUDA version,
+/// contract version), the order every kernels query uses.
+static Statement &bindKey(Statement &statement, const KernelKey &key) {
+  return statement.bind(1, llvm::StringRef(key.regionHash))
+      .bind(2, llvm::StringRef(key.arch))
+      .bind(3, llvm::StringRef(key.cudaVersion))
+      .bind(4, static_cast<int64_t>(key.contractVersion));
+}
+
 std::string detail::sourceHash(llvm::StringRef source) {
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(source)),
                      /*LowerCase=*/true);
@@ -482,11 +491,7 @@ detail::insertKernelRow(Connection conn, const KernelRecord &record) {
                    "looking up a kernel");
   if (!find)
     return find.takeError();
-  find->bind(1, llvm::StringRef(key.regionHash))
-      .bind(2, llvm::StringRef(key.arch))
-      .bind(3, llvm::StringRef(key.cudaVersion))
-      .bind(4, static_cast<int64_t>(key.contractVersion))
-      .bind(5, llvm::StringRef(sha));
+  bindKey(*find, key).bind(5, llvm::StringRef(sha));
   llvm::Expected<bool> found = find->step();
   if (!found)
     return found.takeError();
@@ -504,10 +509,7 @@ detail::insertKernelRow(Connection conn, const KernelRecord &record) {
       "inserting a kernel");
   if (!insert)
     return insert.takeError();
-  insert->bind(1, llvm::StringRef(key.regionHash))
-      .bind(2, llvm::StringRef(key.arch))
-      .bind(3, llvm::StringRef(key.cudaVersion))
-      .bind(4, static_cast<int64_t>(key.contractVersion))
+  bindKey(*insert, key)
       .bind(5, llvm::StringRef(record.source))
       .bind(6, llvm::StringRef(sha))
       .bind(7, llvm::StringRef(*plan))
@@ -549,10 +551,7 @@ KernelDb::bestKernel(const KernelKey &key) {
       "looking up the best kernel");
   if (!stmt)
     return stmt.takeError();
-  stmt->bind(1, key.regionHash)
-      .bind(2, key.arch)
-      .bind(3, key.cudaVersion)
-      .bind(4, static_cast<int64_t>(key.contractVersion));
+  bindKey(*stmt, key);
   llvm::Expected<std::vector<KernelRecord>> rows = collect(*stmt, readKernel);
   if (!rows)
     return rows.takeError();
