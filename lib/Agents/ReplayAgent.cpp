@@ -17,8 +17,6 @@
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
-KernelAgent::~KernelAgent() = default;
-
 namespace {
 
 llvm::Expected<std::string> readText(const llvm::Twine &path) {
@@ -71,7 +69,7 @@ public:
             regionDir.c_str(), name.c_str(),
             llvm::toString(plan.takeError()).c_str());
       candidates.push_back({name, std::move(*source), std::move(*plan),
-                            "replay", "files:" + dir});
+                            "replay", "files"});
     }
     return candidates;
   }

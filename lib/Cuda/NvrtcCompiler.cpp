@@ -211,6 +211,13 @@ bool cubinHasKernel(StringRef cubin, StringRef name) {
 
 } // namespace
 
+std::string mlir::cuda_agent::getCudaVersion() {
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+    return "unknown";
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
 std::string mlir::cuda_agent::getDefaultToolkitIncludeDir() {
   std::optional<std::string> home = llvm::sys::Process::GetEnv("CUDA_HOME");
   llvm::SmallString<256> dir(home && !home->empty() ? StringRef(*home)

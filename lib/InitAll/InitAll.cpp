@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/InitAll.h"
+#include "cuda-agent/Generate/AgentLowerPipeline.h"
 #include "cuda-agent/Pipelines/CpuReferencePipeline.h"
 #include "cuda-agent/Pipelines/DefaultLoweringPipeline.h"
 #include "cuda-agent/Transforms/Passes.h"
@@ -168,4 +169,5 @@ void cuda_agent::registerAllPasses() {
       "and then per output (mlir-translate --mlir-to-llvmir and a C compiler "
       "make it a shared library)",
       [](OpPassManager &pm) { buildCpuReferencePipeline(pm); });
+  registerAgentLowerPipeline();
 }

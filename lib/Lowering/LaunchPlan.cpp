@@ -21,6 +21,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
@@ -119,29 +121,15 @@ static llvm::Error readDims(const llvm::json::Object &launch, StringRef key,
   return llvm::Error::success();
 }
 
-llvm::Expected<LaunchPlan> cuda_agent::readBundle(StringRef dir) {
-  auto readFile = [&](StringRef name) -> llvm::Expected<std::string> {
-    SmallString<256> path(dir);
-    llvm::sys::path::append(path, name);
-    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!buffer)
-      return llvm::createStringError(buffer.getError(), "cannot read '%s'",
-                                     path.c_str());
-    return (*buffer)->getBuffer().str();
-  };
-  llvm::Expected<std::string> text = readFile("plan.json");
-  if (!text)
-    return text.takeError();
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(*text);
-  if (!json)
-    return llvm::createStringError("%s/plan.json: %s", dir.str().c_str(),
-                                   llvm::toString(json.takeError()).c_str());
-  const llvm::json::Object *root = json->getAsObject();
+llvm::Expected<LaunchPlan> cuda_agent::parseLaunchPlan(
+    const llvm::json::Value &json,
+    llvm::function_ref<llvm::Expected<std::string>(StringRef)> readObject,
+    StringRef where) {
+  std::string planName = where.str();
+  const char *name = planName.c_str();
+  const llvm::json::Object *root = json.getAsObject();
   if (!root)
-    return llvm::createStringError("%s/plan.json is not a JSON object",
-                                   dir.str().c_str());
-
+    return llvm::createStringError("%s is not a JSON object", name);
   LaunchPlan plan;
   for (const auto &[key, value] : *root)
     if (!llvm::is_contained({"version", "chip", "buffers", "launches",
@@ -150,9 +138,9 @@ llvm::Expected<LaunchPlan> cuda_agent::readBundle(StringRef dir) {
       plan.extra[key] = value;
   if (std::optional<int64_t> version = root->getInteger("version");
       version && *version != kLaunchPlanVersion)
-    return llvm::createStringError("%s/plan.json has version %lld; this tool "
+    return llvm::createStringError("%s has version %lld; this tool "
                                    "reads version %lld",
-                                   dir.str().c_str(), (long long)*version,
+                                   name, (long long)*version,
                                    (long long)kLaunchPlanVersion);
   if (std::optional<StringRef> chip = root->getString("chip"))
     plan.chip = chip->str();
@@ -172,16 +160,16 @@ llvm::Expected<LaunchPlan> cuda_agent::readBundle(StringRef dir) {
       }
       if (entry.name.empty() || entry.dtype.empty() || entry.role.empty() ||
           llvm::is_contained(entry.shape, -1))
-        return llvm::createStringError("%s/plan.json: buffer %zu needs a name, "
+        return llvm::createStringError("%s: buffer %zu needs a name, "
                                        "an integer shape, a dtype and a role",
-                                       dir.str().c_str(), plan.buffers.size());
+                                       name, plan.buffers.size());
       plan.buffers.push_back(std::move(entry));
     }
   }
   const llvm::json::Array *launches = root->getArray("launches");
   if (!launches || launches->empty())
-    return llvm::createStringError("%s/plan.json has no launches",
-                                   dir.str().c_str());
+    return llvm::createStringError("%s has no launches",
+                                   name);
   for (auto [index, value] : llvm::enumerate(*launches)) {
     const llvm::json::Object *launch = value.getAsObject();
     if (!launch)
@@ -211,15 +199,41 @@ llvm::Expected<LaunchPlan> cuda_agent::readBundle(StringRef dir) {
       for (const llvm::json::Value &arg : *args)
         entry.args.push_back(arg.getAsString().value_or("").str());
     if (!plan.objects.count(entry.object)) {
-      llvm::Expected<std::string> object = readFile(entry.object);
+      llvm::Expected<std::string> object = readObject(entry.object);
       if (!object)
         return object.takeError();
       plan.objects[entry.object] = std::move(*object);
     }
     plan.launches.push_back(std::move(entry));
   }
+  return plan;
+}
+
+
+llvm::Expected<LaunchPlan> cuda_agent::readBundle(StringRef dir) {
+  auto readFile = [&](StringRef name) -> llvm::Expected<std::string> {
+    SmallString<256> path(dir);
+    llvm::sys::path::append(path, name);
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return llvm::createStringError(buffer.getError(), "cannot read '%s'",
+                                     path.c_str());
+    return (*buffer)->getBuffer().str();
+  };
+  llvm::Expected<std::string> text = readFile("plan.json");
+  if (!text)
+    return text.takeError();
+  std::string where = (dir + "/plan.json").str();
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(*text);
+  if (!json)
+    return llvm::createStringError("%s: %s", where.c_str(),
+                                   llvm::toString(json.takeError()).c_str());
+  llvm::Expected<LaunchPlan> plan = parseLaunchPlan(*json, readFile, where);
+  if (!plan)
+    return plan.takeError();
   if (llvm::Expected<std::string> source = readFile(kBundleSourceName))
-    plan.source = std::move(*source);
+    plan->source = std::move(*source);
   else
     llvm::consumeError(source.takeError());
   return plan;
@@ -287,7 +301,12 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
   }
 
   unsigned temps = 0;
-  for (Operation &op : func.getBody().front()) {
+  // Appends the steps of `block`, whose values `names` maps to buffers;
+  // calls to functions of the module append the callee's steps.
+  std::function<LogicalResult(Block &, DenseMap<Value, std::string> &)>
+      appendSteps = [&](Block &block,
+                        DenseMap<Value, std::string> &names) -> LogicalResult {
+  for (Operation &op : block) {
     if (isa<arith::ConstantOp, gpu::DeallocOp, func::ReturnOp>(op))
       continue;
     if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
@@ -309,12 +328,31 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
       plan.launches.push_back(std::move(step));
       continue;
     }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (!callee || callee.isExternal() || call.getNumResults())
+        return call.emitError("cannot express this call in a launch plan: "
+                              "the callee must be a function of the module "
+                              "with a body and out-parameters only");
+      DenseMap<Value, std::string> calleeNames;
+      for (auto [arg, operand] :
+           llvm::zip_equal(callee.getArguments(), call.getOperands())) {
+        auto it = names.find(operand);
+        if (it == names.end())
+          return call.emitError("cannot express this call in a launch plan: "
+                                "an operand is not a buffer");
+        calleeNames[arg] = it->second;
+      }
+      if (failed(appendSteps(callee.getBody().front(), calleeNames)))
+        return failure();
+      continue;
+    }
     auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
     if (!launch)
       return op.emitError() << "cannot express '" << op.getName()
                             << "' in a launch plan: the host code must be "
-                               "straight-line allocations, copies and "
-                               "launches";
+                               "straight-line allocations, copies, "
+                               "launches and calls";
     PlanLaunch entry;
     entry.kernel = launch.getKernelName().str();
     FailureOr<std::string> object =
@@ -352,6 +390,10 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
     }
     plan.launches.push_back(std::move(entry));
   }
+  return success();
+  };
+  if (failed(appendSteps(func.getBody().front(), names)))
+    return failure();
   if (plan.launches.empty())
     return func.emitError("the default lowering of this function launches no "
                           "kernel");

@@ -30,7 +30,15 @@ struct AgentEmitBundlePass
     DefaultLoweringOptions options;
     options.chip = chip;
     options.features = features;
-    if (failed(emitBundles(getOperation(), dir, options, regionsOnly)))
+    if (regionsOnly && wholeProgram) {
+      getOperation().emitError("regions-only and whole-program exclude each "
+                               "other");
+      return signalPassFailure();
+    }
+    BundleScope scope = regionsOnly    ? BundleScope::Regions
+                        : wholeProgram ? BundleScope::Programs
+                                       : BundleScope::Auto;
+    if (failed(emitBundles(getOperation(), dir, options, scope)))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }

@@ -18,17 +18,87 @@
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
+FailureOr<LaunchPlan>
+cuda_agent::lowerToLaunchPlan(func::FuncOp func,
+                              const DefaultLoweringOptions &options) {
+  auto module = func->getParentOfType<ModuleOp>();
+  DefaultLoweringOptions gpuStage = options;
+  gpuStage.hostStage = HostStage::GPU;
+  // Lower a copy in a module of its own, with the functions it calls (the
+  // regions of a whole program) and the gpu.binary ops a spliced region
+  // launches from.
+  OwningOpRef<ModuleOp> copy = ModuleOp::create(func.getLoc());
+  auto clone = cast<func::FuncOp>(func->clone());
+  clone.setPublic();
+  copy->push_back(clone);
+  llvm::SmallPtrSet<Operation *, 4> copied{func};
+  SmallVector<func::FuncOp> worklist{func};
+  llvm::SmallPtrSet<Operation *, 4> binaries;
+  while (!worklist.empty()) {
+    func::FuncOp current = worklist.pop_back_val();
+    current.walk([&](Operation *op) {
+      if (auto call = dyn_cast<func::CallOp>(op)) {
+        auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+        if (callee && copied.insert(callee).second) {
+          copy->push_back(callee->clone());
+          worklist.push_back(callee);
+        }
+      } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+        if (auto binary = module.lookupSymbol<gpu::BinaryOp>(
+                launch.getKernelModuleName()))
+          if (binaries.insert(binary).second)
+            copy->push_back(binary->clone());
+      }
+    });
+  }
+  if (!binaries.empty())
+    (*copy)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                     UnitAttr::get(module.getContext()));
+  // Spliced regions are already bufferized (inputs, then out-parameters);
+  // the splice recorded where the outputs start.
+  unsigned numInputs = func.getNumArguments();
+  if (auto spliced = func->getAttrOfType<DictionaryAttr>(kSplicedAttrName))
+    if (auto inputs = spliced.getAs<IntegerAttr>("inputs"))
+      numInputs = inputs.getInt();
+  // The bundle carries its tensor-level source too, as a public @region,
+  // from which agent-cpu-reference builds a CPU reference and agents read
+  // the task; a spliced region has none left.
+  bool onTensors = llvm::all_of(func.getArgumentTypes(), [](Type type) {
+    return isa<TensorType>(type);
+  });
+  std::string source;
+  if (onTensors) {
+    OwningOpRef<ModuleOp> named(cast<ModuleOp>((*copy)->clone()));
+    named->lookupSymbol<func::FuncOp>(func.getSymName()).setSymName("region");
+    llvm::raw_string_ostream os(source);
+    named->print(os);
+  }
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  buildDefaultLoweringPipeline(pm, gpuStage);
+  if (failed(pm.run(*copy)))
+    return func.emitError("the default lowering of this function failed");
+  auto lowered = copy->lookupSymbol<func::FuncOp>(func.getSymName());
+  FailureOr<LaunchPlan> plan = extractLaunchPlan(lowered, numInputs);
+  if (failed(plan))
+    return failure();
+  plan->source = std::move(source);
+  return plan;
+}
+
 LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
                                       const DefaultLoweringOptions &options,
-                                      bool regionsOnly) {
+                                      BundleScope scope) {
+  bool regionsOnly = scope == BundleScope::Regions;
   SmallVector<func::FuncOp> regions, publics;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
-    if (func->hasAttr(kRegionAttrName))
-      regions.push_back(func);
-    else if (func.isPublic())
+    if (func->hasAttr(kRegionAttrName)) {
+      if (scope != BundleScope::Programs)
+        regions.push_back(func);
+    } else if (func.isPublic()) {
       publics.push_back(func);
+    }
   }
   bool byRegion = !regions.empty() || regionsOnly;
   ArrayRef<func::FuncOp> targets = byRegion ? regions : publics;
@@ -37,51 +107,8 @@ LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
                             "tensors to write a bundle for (agent-emit-bundle "
                             "must run before agent-default-lowering)");
 
-  DefaultLoweringOptions gpuStage = options;
-  gpuStage.hostStage = HostStage::GPU;
   for (func::FuncOp func : targets) {
-    // Lower a copy in a module of its own: the region is self-contained.
-    OwningOpRef<ModuleOp> copy = ModuleOp::create(func.getLoc());
-    auto clone = cast<func::FuncOp>(func->clone());
-    clone.setPublic();
-    copy->push_back(clone);
-    // A spliced region launches kernels from gpu.binary ops of the module:
-    // they travel with it.
-    llvm::SmallPtrSet<Operation *, 4> binaries;
-    func.walk([&](gpu::LaunchFuncOp launch) {
-      if (auto binary = module.lookupSymbol<gpu::BinaryOp>(
-              launch.getKernelModuleName()))
-        if (binaries.insert(binary).second)
-          copy->push_back(binary->clone());
-    });
-    if (!binaries.empty())
-      (*copy)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                       UnitAttr::get(module.getContext()));
-    // Spliced regions are already bufferized (inputs, then out-parameters);
-    // the splice recorded where the outputs start.
-    unsigned numInputs = func.getNumArguments();
-    if (auto spliced = func->getAttrOfType<DictionaryAttr>(kSplicedAttrName))
-      if (auto inputs = spliced.getAs<IntegerAttr>("inputs"))
-        numInputs = inputs.getInt();
-    // The bundle carries its tensor-level source too, as a public @region,
-    // from which agent-cpu-reference builds a CPU reference and agents read
-    // the task; a spliced region has none left.
-    bool onTensors = llvm::all_of(func.getArgumentTypes(), [](Type type) {
-      return isa<TensorType>(type);
-    });
-    std::string source;
-    if (onTensors) {
-      OwningOpRef<ModuleOp> named(cast<ModuleOp>((*copy)->clone()));
-      named->lookupSymbol<func::FuncOp>(func.getSymName()).setSymName("region");
-      llvm::raw_string_ostream os(source);
-      named->print(os);
-    }
-    PassManager pm(module.getContext(), ModuleOp::getOperationName());
-    buildDefaultLoweringPipeline(pm, gpuStage);
-    if (failed(pm.run(*copy)))
-      return func.emitError("the default lowering of this function failed");
-    auto lowered = copy->lookupSymbol<func::FuncOp>(func.getSymName());
-    FailureOr<LaunchPlan> plan = extractLaunchPlan(lowered, numInputs);
+    FailureOr<LaunchPlan> plan = lowerToLaunchPlan(func, options);
     if (failed(plan))
       return failure();
     SmallString<256> path(dir);
@@ -95,7 +122,6 @@ LogicalResult cuda_agent::emitBundles(ModuleOp module, StringRef dir,
     } else if (targets.size() > 1) {
       llvm::sys::path::append(path, func.getSymName());
     }
-    plan->source = std::move(source);
     if (failed(writeBundle(*plan, path, func.getLoc())))
       return failure();
   }

@@ -56,6 +56,9 @@ static void addLinalgToGpuLaunch(OpPassManager &pm) {
   // launching one kernel per step.
   pm.addNestedPass<func::FuncOp>(createAgentParallelLoopsOutwardPass());
   addBufferizeToOutParams(pm);
+  // Regions whose kernel agent-generate chose launch it; the rest lower
+  // below.
+  pm.addPass(createAgentSplicePass());
 
   // No canonicalization between tiling and conversion: it would merge the
   // tile loops back into one loop.

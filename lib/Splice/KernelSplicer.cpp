@@ -221,3 +221,54 @@ FailureOr<unsigned> cuda_agent::spliceFromDirectory(ModuleOp module,
   }
   return spliced;
 }
+
+void cuda_agent::attachKernel(func::FuncOp func, const LaunchPlan &plan) {
+  Builder builder(func.getContext());
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << toJSON(plan);
+  SmallVector<NamedAttribute> objects;
+  for (const auto &object : plan.objects)
+    objects.push_back(builder.getNamedAttr(
+        object.getKey(), builder.getStringAttr(object.getValue())));
+  func->setAttr(kKernelAttrName,
+                builder.getDictionaryAttr(
+                    {builder.getNamedAttr("plan", builder.getStringAttr(json)),
+                     builder.getNamedAttr("objects",
+                                          builder.getDictionaryAttr(objects))}));
+}
+
+FailureOr<unsigned> cuda_agent::spliceFromAttributes(ModuleOp module) {
+  unsigned spliced = 0;
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    auto kernel = func->getAttrOfType<DictionaryAttr>(kKernelAttrName);
+    if (!kernel)
+      continue;
+    auto text = kernel.getAs<StringAttr>("plan");
+    auto objects = kernel.getAs<DictionaryAttr>("objects");
+    if (!text || !objects)
+      return func.emitError() << kKernelAttrName
+                              << " needs a string 'plan' and a dictionary "
+                                 "'objects'";
+    llvm::Expected<llvm::json::Value> json = llvm::json::parse(text.getValue());
+    if (!json)
+      return func.emitError() << kKernelAttrName << ": "
+                              << llvm::toString(json.takeError());
+    auto readObject = [&](StringRef name) -> llvm::Expected<std::string> {
+      if (auto bytes = objects.getAs<StringAttr>(name))
+        return bytes.getValue().str();
+      return llvm::createStringError("no object '%s' in %s", name.str().c_str(),
+                                     kKernelAttrName.data());
+    };
+    llvm::Expected<LaunchPlan> plan =
+        parseLaunchPlan(*json, readObject, kKernelAttrName);
+    if (!plan)
+      return func.emitError() << "cannot read the kernel of this region: "
+                              << llvm::toString(plan.takeError());
+    if (failed(spliceKernel(func, *plan)))
+      return failure();
+    func->removeAttr(kKernelAttrName);
+    ++spliced;
+  }
+  return spliced;
+}

@@ -1,6 +1,6 @@
 //===- AgentSplicePass.cpp - The agent-splice pass ---------------------------===//
 //
-// Thin pass wrapper over spliceFromDirectory().
+// Thin pass wrapper over spliceFromAttributes() and spliceFromDirectory().
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,13 +24,9 @@ struct AgentSplicePass
   using AgentSplicePassBase::AgentSplicePassBase;
 
   void runOnOperation() override {
-    if (dir.empty()) {
-      getOperation().emitError("agent-splice needs a directory of verified "
-                               "kernels, for example "
-                               "--agent-splice=\"dir=verified\"");
+    if (failed(spliceFromAttributes(getOperation())))
       return signalPassFailure();
-    }
-    if (failed(spliceFromDirectory(getOperation(), dir)))
+    if (!dir.empty() && failed(spliceFromDirectory(getOperation(), dir)))
       signalPassFailure();
   }
 };

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/KernelDb/KernelDb.h"
+#include "cuda-agent/Runner/RunnerClient.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -75,6 +76,10 @@ Commands:
       Adds the kernels and decisions of an export (FILE '-' is stdin),
       creating the database if needed. Importing a file twice adds nothing
       the second time.
+  import-results DIR
+      Adds the kernels that `cuda-agent-run --jobs DIR` accepted (the jobs
+      that --agent-lower="verify=bundle:DIR" wrote), and one decision per
+      job, creating the database if needed.
   prune [--keep N] [--older-than YYYY-MM-DD]
       Removes kernels: with --keep, those ranked below the N fastest of
       their key; with --older-than, those created before that day; with
@@ -88,6 +93,7 @@ Examples:
   cuda-agent-db show 12
   cuda-agent-db --db /shared/kernels.db export -o kernels.json
   cuda-agent-db import kernels.json
+  cuda-agent-db --db kernels.db import-results jobs
   cuda-agent-db prune --keep 3 --older-than 2025-01-31
   cuda-agent-db decisions --hash 3f2a9c
 )";
@@ -192,6 +198,21 @@ static int runImport(KernelDb &db, llvm::StringRef file) {
   return 0;
 }
 
+static int runImportResults(KernelDb &db, llvm::StringRef dir) {
+  llvm::Expected<ImportedResults> imported = importJobResults(db, dir);
+  if (!imported)
+    return fail(imported.takeError());
+  llvm::outs() << llvm::formatv(
+      "imported {0} verified kernels and {1} decisions from {2} jobs into {3}",
+      imported->kernelsAdded, imported->decisions, imported->jobsRun,
+      db.path());
+  if (imported->jobsNotRun)
+    llvm::outs() << llvm::formatv("; {0} jobs have no result yet",
+                                  imported->jobsNotRun);
+  llvm::outs() << "\n";
+  return 0;
+}
+
 static int runPrune(KernelDb &db) {
   PruneOptions options;
   if (keepBest.getNumOccurrences())
@@ -233,11 +254,12 @@ int main(int argc, char **argv) {
   // How many arguments each command takes after its name (-1: unknown).
   int arity = llvm::StringSwitch<int>(verb)
                   .Cases({"list", "export", "prune", "decisions"}, 0)
-                  .Cases({"show", "import"}, 1)
+                  .Cases({"show", "import", "import-results"}, 1)
                   .Default(-1);
   if (arity < 0)
     return fail("unknown command '" + verb +
-                "'; commands: list, show, export, import, prune, decisions");
+                "'; commands: list, show, export, import, import-results, "
+                "prune, decisions");
   if (static_cast<int>(positional.size()) != 1 + arity)
     return fail(verb +
                 (arity ? " takes one argument" : " takes no arguments") +
@@ -256,7 +278,7 @@ int main(int argc, char **argv) {
   }
 
   llvm::Expected<std::unique_ptr<KernelDb>> db =
-      openDb(/*create=*/verb == "import");
+      openDb(/*create=*/verb.starts_with("import"));
   if (!db)
     return fail(db.takeError());
   if (verb == "list")
@@ -267,6 +289,8 @@ int main(int argc, char **argv) {
     return runExport(**db);
   if (verb == "import")
     return runImport(**db, positional[1]);
+  if (verb == "import-results")
+    return runImportResults(**db, positional[1]);
   if (verb == "prune")
     return runPrune(**db);
   return runDecisions(**db);

@@ -20,6 +20,7 @@
 #include "Driver.h"
 #include "Error.h"
 #include "Inputs.h"
+#include "Jobs.h"
 #include "Npy.h"
 #include "Plan.h"
 #include "Runner.h"
@@ -44,6 +45,8 @@ static const char kUsage[] =
     "       cuda-agent-run --verify REF CAND [CAND...] [--trials N] [--seed N]\n"
     "                      [--device N] [--time] [--warmup N] [--runs N]\n"
     "                      [--min-speedup X] [--roofline-bw B] [--timeout S] [--json]\n"
+    "       cuda-agent-run --jobs DIR [--device N] [--warmup N] [--runs N]\n"
+    "                      [--roofline-bw B]\n"
     "\n"
     "  BUNDLE       directory with plan.json and the kernel objects it names\n"
     "  --inputs DIR read every input buffer from DIR/<name>.npy\n"
@@ -68,6 +71,11 @@ static const char kUsage[] =
     "                    0.9 x floor is rejected as suspicious (default 4.23e12)\n"
     "  --timeout S       seconds before a candidate's child is killed (default 20)\n"
     "\n"
+    "Jobs (--jobs DIR): runs the verification jobs that the compiler wrote with\n"
+    "--agent-lower=\"verify=bundle:DIR\": one timed --verify per region, with\n"
+    "min-speedup, timeout and trials from DIR/jobs.json; each result goes to\n"
+    "DIR/<hash>/result.json, for `cuda-agent-db import-results DIR`.\n"
+    "\n"
     "Exit codes: 0 ok (for --verify: it ran, whatever the verdicts),\n"
     "1 cannot write output, 2 bad usage/plan/input (for --verify: also a\n"
     "candidate plan that does not load or match the reference), 3 CUDA error\n"
@@ -76,12 +84,12 @@ static const char kUsage[] =
 
 namespace {
 
-enum class Mode { Run, Probe, Verify, VerifyOne };
+enum class Mode { Run, Probe, Verify, VerifyOne, Jobs };
 
 struct Options {
   Mode mode = Mode::Run;
   std::vector<fs::path> bundles; ///< Run: one; Verify: REF CAND...; VerifyOne: REF CAND
-  fs::path bundle, inputs, out;
+  fs::path bundle, inputs, out, jobs;
   uint64_t seed = 0;
   int device = 0;
   bool time = false;
@@ -137,6 +145,9 @@ Options parseOptions(int argc, char **argv) {
       options.mode = Mode::Probe;
     } else if (arg == "--verify") {
       options.mode = Mode::Verify;
+    } else if (arg == "--jobs") {
+      options.mode = Mode::Jobs;
+      options.jobs = takeValue();
     } else if (arg == "--verify-one") {
       options.mode = Mode::VerifyOne;
     } else if (arg == "--trials") {
@@ -186,11 +197,20 @@ Options parseOptions(int argc, char **argv) {
     }
   }
 
-  bool verifying = options.mode == Mode::Verify || options.mode == Mode::VerifyOne;
+  bool verifying = options.mode == Mode::Verify ||
+                   options.mode == Mode::VerifyOne || options.mode == Mode::Jobs;
   if (!verifying && !verifyOnly.empty())
     usageError(verifyOnly.front() + " needs --verify");
   switch (options.mode) {
   case Mode::Probe:
+    return options;
+  case Mode::Jobs:
+    if (!options.bundles.empty() || !options.inputs.empty() || !options.out.empty())
+      usageError("--jobs takes only its directory (bundles, --inputs and --out "
+                 "come from DIR/jobs.json)");
+    options.verify.device = options.device;
+    options.verify.warmup = options.warmup;
+    options.verify.runs = runsGiven ? options.runs : options.verify.runs;
     return options;
   case Mode::Run:
     if (options.bundles.empty())
@@ -420,6 +440,19 @@ int main(int argc, char **argv) {
                 << std::endl;
       // Skip teardown: the candidate may have left the context broken.
       std::_Exit(kExitOk);
+    }
+    if (options.mode == Mode::Jobs) {
+      json device = probe();
+      if (!device["gpu"].get<bool>())
+        throw RunnerError(kExitCuda, "--jobs needs a GPU: " +
+                                         device.value("error", std::string()));
+      if (size_t(options.device) >= device["devices"].size())
+        throw RunnerError(kExitCuda, "--device " + std::to_string(options.device) +
+                                         ": no such device");
+      json summary = runJobs(options.jobs, device["devices"][options.device],
+                             options.verify);
+      std::cout << summary.dump() << std::endl;
+      return kExitOk;
     }
     if (options.mode == Mode::Verify) {
       ExitCode exitCode = kExitOk;

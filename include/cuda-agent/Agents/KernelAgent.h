@@ -10,6 +10,7 @@
 #ifndef CUDA_AGENT_AGENTS_KERNELAGENT_H
 #define CUDA_AGENT_AGENTS_KERNELAGENT_H
 
+#include "cuda-agent/KernelDb/KernelDb.h"
 #include "cuda-agent/Task/KernelTask.h"
 
 #include "llvm/Support/Error.h"
@@ -57,6 +58,33 @@ public:
 /// is an error naming the file. Later turns get the candidates not yet
 /// attempted.
 std::unique_ptr<KernelAgent> createReplayAgent(llvm::StringRef dir);
+
+/// The db backend: the best kernel the database holds for the task's exact
+/// key (region hash, arch, `cudaVersion`, contract version), proposed again
+/// for verification; nothing on later turns or when the key has none. `db`
+/// must outlive the agent.
+std::unique_ptr<KernelAgent> createDbAgent(KernelDb &db,
+                                           llvm::StringRef cudaVersion);
+
+/// What the `agent=` backends may need.
+struct AgentConfig {
+  /// agent=replay: the directory of `<hash>/<name>.cu` files.
+  std::string replayDir;
+  /// agent=db: the open kernel database (may be null for other agents).
+  KernelDb *db = nullptr;
+  /// The key's CUDA version, see getCudaVersion().
+  std::string cudaVersion;
+};
+
+/// The names `agent=` accepts, in the order `--help` lists them.
+llvm::ArrayRef<llvm::StringRef> getAgentNames();
+
+/// Creates the backend called `name`. Fails with a message fit for a
+/// per-region reason when the name is unknown, the backend is not part of
+/// this build, or its configuration is missing (agent=replay without a
+/// directory, agent=db without a database).
+llvm::Expected<std::unique_ptr<KernelAgent>>
+createAgent(llvm::StringRef name, const AgentConfig &config);
 
 } // namespace mlir::cuda_agent
 

@@ -64,6 +64,10 @@ struct CompiledKernel {
 /// project was configured with (CMake's CUDA_AGENT_CUDA_HOME).
 std::string getDefaultToolkitIncludeDir();
 
+/// The CUDA version of the NVRTC this process uses, "major.minor" (e.g.
+/// "13.0"): part of the kernel database key.
+std::string getCudaVersion();
+
 /// Compiles one candidate with NVRTC (`-std=c++17`,
 /// `--gpu-architecture=<arch>`, `--no-source-include`, include paths limited
 /// to the toolkit). Before NVRTC runs, rejects a source over maxSourceBytes,

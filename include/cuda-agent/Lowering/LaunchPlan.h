@@ -76,6 +76,14 @@ FailureOr<LaunchPlan> extractLaunchPlan(func::FuncOp func, unsigned numInputs);
 /// beside it.
 LogicalResult writeBundle(const LaunchPlan &plan, StringRef dir, Location loc);
 
+/// Reads a plan from its plan.json form; `readObject` supplies the contents
+/// of each object file the launches name, once per name. `where` names the
+/// plan in error messages. Unknown keys are kept in `LaunchPlan::extra`.
+llvm::Expected<LaunchPlan> parseLaunchPlan(
+    const llvm::json::Value &json,
+    llvm::function_ref<llvm::Expected<std::string>(StringRef)> readObject,
+    StringRef where);
+
 /// Reads the bundle in `dir`: plan.json, every object it names, and
 /// region.mlir when present. Unknown keys of plan.json are kept in
 /// `LaunchPlan::extra` (provenance such as agent, model and speedup).

@@ -56,6 +56,8 @@ void addBufferizeToOutParams(OpPassManager &pm);
 /// arguments and results become device buffers; results become out-params.
 /// Every non-external function is lowered, the private `cuda_agent.region`
 /// functions of agent-outline included; external declarations are kept.
+/// A region carrying the kernel agent-generate chose (`cuda_agent.kernel`)
+/// is spliced right after bufferization and launches that kernel instead.
 void buildDefaultLoweringPipeline(OpPassManager &pm,
                                   const DefaultLoweringOptions &options);
 

@@ -23,6 +23,15 @@ constexpr llvm::StringLiteral kCandidateSourceName = "kernel.cu";
 /// Name of the attribute recording where a spliced kernel came from.
 constexpr llvm::StringLiteral kSplicedAttrName = "cuda_agent.spliced";
 
+/// Name of the attribute by which agent-generate hands a region's winning
+/// kernel to agent-splice: `{plan = "<plan.json text>", objects = {<file> =
+/// "<bytes>", ...}}`.
+constexpr llvm::StringLiteral kKernelAttrName = "cuda_agent.kernel";
+
+/// Attaches `plan` (with its objects and provenance) to the region function
+/// `func` as `cuda_agent.kernel`, for spliceFromAttributes.
+void attachKernel(func::FuncOp func, const LaunchPlan &plan);
+
 /// Replaces the body of `func`, a bufferized region function (static
 /// identity-layout memref arguments: the inputs, then the outputs; no
 /// results), with `gpu.launch_func`s of `plan`'s kernels, one `gpu.binary`
@@ -39,6 +48,11 @@ LogicalResult spliceKernel(func::FuncOp func, const LaunchPlan &plan);
 /// objects it names, and `kernel.cu`, the source, when there is one);
 /// regions without one keep their body. Returns how many were spliced.
 FailureOr<unsigned> spliceFromDirectory(ModuleOp module, StringRef dir);
+
+/// Splices every region function of `module` that carries
+/// `cuda_agent.kernel` (see attachKernel) and removes that attribute.
+/// Returns how many were spliced.
+FailureOr<unsigned> spliceFromAttributes(ModuleOp module);
 
 } // namespace mlir::cuda_agent
 

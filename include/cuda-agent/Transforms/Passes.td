@@ -91,8 +91,13 @@ def AgentEmitBundlePass : Pass<"agent-emit-bundle", "::mlir::ModuleOp"> {
     in `DIR/<function>/` otherwise. The module itself is left unchanged, so
     the pass can be followed by `agent-default-lowering`.
 
+    With `whole-program=true`, the public functions get the bundles
+    instead, each with the launches of the regions it calls: the regions
+    that `agent-generate` gave a kernel launch that kernel. This is how a
+    spliced program is checked against the all-default one.
+
     A function whose lowered host code is more than straight-line
-    allocations and launches gets an error naming the op.
+    allocations, copies, launches and calls gets an error naming the op.
 
     Example:
     ```
@@ -112,6 +117,96 @@ def AgentEmitBundlePass : Pass<"agent-emit-bundle", "::mlir::ModuleOp"> {
     Option<"regionsOnly", "regions-only", "bool", /*default=*/"false",
            "Write bundles for outlined regions only, so that a module in which "
            "nothing was outlined writes none, for example `regions-only=true`.">,
+    Option<"wholeProgram", "whole-program", "bool", /*default=*/"false",
+           "Write one bundle per public function instead, following its calls "
+           "into the regions (spliced ones launch their kernel), for example "
+           "`whole-program=true`.">,
+  ];
+}
+
+def AgentGeneratePass : Pass<"agent-generate", "::mlir::ModuleOp"> {
+  let summary = "Ask an agent for kernels per region, verify and time them, "
+                "choose the winners";
+  let description = [{
+    The closed loop, per outlined region (functions with `cuda_agent.region`,
+    on tensors; run it after `agent-outline` and before bufferization):
+    build the region's kernel task, ask the agent for `samples` candidates
+    per turn for up to `turns` turns, compile each with NVRTC (on `jobs`
+    threads), check its launch plan, write it as a bundle next to the
+    region's reference bundle (its default lowering), and verify and time
+    them:
+
+    - `verify=gpu` (default): runs `cuda-agent-run --jobs` here as a child
+      process under a watchdog (`timeout` seconds per candidate). Without a
+      GPU nothing is spliced and each region says why; that is not an error.
+    - `verify=bundle:DIR`: writes the jobs to DIR for a GPU machine
+      (`cuda-agent-run --jobs DIR` there, then `cuda-agent-db import-results
+      DIR` here); nothing is spliced now.
+    - `verify=db`: splices the best kernel the database verified earlier for
+      the region's exact key (hash, chip, CUDA version, contract version),
+      recompiled here; no agent and no GPU are needed.
+
+    A region whose best verified candidate is at least `min-speedup` times
+    faster than the default lowering gets `cuda_agent.kernel` (the plan and
+    its cubin, for `agent-splice`); every region gets `cuda_agent.decision =
+    {decision = "spliced" | "default", reason = "..."}`. Verified kernels
+    and decisions go to the kernel database. One line per region goes to
+    stderr as the work progresses; `report=PATH` writes the JSON report.
+
+    Candidates never crash the compiler: a compile error, a bad plan, a
+    wrong result, a fault or a hang is that candidate's verdict.
+
+    Examples:
+    ```
+    cuda-agent-opt m.mlir --agent-outline --agent-generate="agent=replay replay-dir=kernels verify=bundle:jobs"
+    cuda-agent-opt m.mlir --agent-outline --agent-generate="verify=db db=kernels.db report=report.json"
+    ```
+  }];
+  let options = [
+    Option<"agent", "agent", "std::string", /*default=*/"\"builtin\"",
+           "The agent backend: builtin, openai, torch, replay or db, for "
+           "example `agent=replay`.">,
+    Option<"replayDir", "replay-dir", "std::string", /*default=*/"",
+           "agent=replay: the directory of candidates, "
+           "`DIR/<region hash>/<name>.cu` with `<name>.json` (the launch "
+           "plan) beside it, for example `replay-dir=kernels`.">,
+    Option<"samples", "samples", "unsigned", /*default=*/"4",
+           "Candidates asked for per region and turn, for example "
+           "`samples=8`.">,
+    Option<"turns", "turns", "unsigned", /*default=*/"1",
+           "Rounds per region; each round's failures go back to the agent, "
+           "for example `turns=3`.">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The GPU architecture, for example `chip=sm_90`.">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "The NVVM target features of the reference lowering, for example "
+           "`features=+ptx80`.">,
+    Option<"db", "db", "std::string", /*default=*/"",
+           "The kernel database, for example `db=kernels.db`; by default "
+           "`$XDG_CACHE_HOME/cuda-agent/kernels.db` (or "
+           "`~/.cache/cuda-agent/kernels.db`); `db=none` uses none.">,
+    Option<"verify", "verify", "std::string", /*default=*/"\"gpu\"",
+           "How candidates are verified: `verify=gpu` (here), `verify=db` "
+           "(what the database verified before) or `verify=bundle:DIR` "
+           "(write jobs to DIR for a GPU machine).">,
+    Option<"minSpeedup", "min-speedup", "double", /*default=*/"1.05",
+           "How much faster than the default lowering a kernel must be to be "
+           "spliced, for example `min-speedup=1.2`.">,
+    Option<"report", "report", "std::string", /*default=*/"",
+           "Where the JSON report goes, for example `report=report.json`.">,
+    Option<"jobs", "jobs", "unsigned", /*default=*/"0",
+           "Threads compiling candidates (0: one per core), for example "
+           "`jobs=8`.">,
+    Option<"timeout", "timeout", "unsigned", /*default=*/"20",
+           "Seconds a candidate's verification may take before the runner "
+           "kills it, for example `timeout=30`.">,
+    Option<"runner", "runner", "std::string", /*default=*/"",
+           "The cuda-agent-run executable; by default $CUDA_AGENT_RUN, the "
+           "one beside this tool, the build tree's, or PATH's.">,
+    Option<"workDir", "work-dir", "std::string", /*default=*/"",
+           "Where reference and candidate bundles are written and kept, for "
+           "example `work-dir=build/agent`; by default a temporary directory "
+           "that is removed afterwards.">,
   ];
 }
 
@@ -286,9 +381,11 @@ def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
 def AgentSplicePass : Pass<"agent-splice", "::mlir::ModuleOp"> {
   let summary = "Replace regions by launches of their verified kernels";
   let description = [{
-    For every region function (`cuda_agent.region`) whose hash has a
-    candidate bundle in `DIR/<hash>/` (a `plan.json` in the runner's format,
-    the cubins it names, and optionally `kernel.cu`), replaces the region's
+    For every region function (`cuda_agent.region`) that carries the kernel
+    `agent-generate` chose for it (`cuda_agent.kernel`: the plan and its
+    cubins), or whose hash has a candidate bundle in `DIR/<hash>/` (a
+    `plan.json` in the runner's format, the cubins it names, and optionally
+    `kernel.cu`) when `dir` is given, replaces the region's
     body by `gpu.launch_func`s of those kernels from one `gpu.binary` per
     cubin, with `gpu.alloc`s for temporaries and workspace. The plan's input
     and output buffers must match the region's arguments. The plan's extra
@@ -317,8 +414,9 @@ def AgentSplicePass : Pass<"agent-splice", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"dir", "dir", "std::string", /*default=*/"",
-           "The directory of verified candidate bundles, one per region hash, "
-           "for example `dir=build/verified`.">,
+           "A directory of verified candidate bundles, one per region hash, "
+           "for example `dir=build/verified`; by default only the kernels "
+           "attached by agent-generate are spliced.">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -3,13 +3,15 @@
 // in0[i] * in1[i] into ws[i % 7] with float atomics, whose order (and so
 // whose rounding) changes from run to run; add_relu then adds 1e-7 * ws[i % 7]
 // to the correct result, which changes the low bits of the output (all of
-// them where relu gives 0).
+// them where relu gives 0). Every kernel takes every operand and the
+// workspace, as the candidate contract says.
 #define N (1000 * 1000)
-extern "C" __global__ void zero_ws(float *ws) {
+extern "C" __global__ void zero_ws(const float *, const float *, float *, float *ws) {
   if (threadIdx.x < 7)
     ws[threadIdx.x] = 0.0f;
 }
-extern "C" __global__ void accumulate(const float *in0, const float *in1, float *ws) {
+extern "C" __global__ void accumulate(const float *in0, const float *in1, float *,
+                                      float *ws) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < N)
     atomicAdd(&ws[i % 7], in0[i] * in1[i]);

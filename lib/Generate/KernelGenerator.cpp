@@ -1,0 +1,754 @@
+//===- KernelGenerator.cpp - The closed loop per region -------------------===//
+//
+// Per region: task -> agent -> NVRTC -> launch-plan check -> candidate
+// bundles beside the reference bundle -> cuda-agent-run (child, watchdog) ->
+// decision -> cuda_agent.kernel for agent-splice, database records, report.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Generate/KernelGenerator.h"
+#include "cuda-agent/Agents/KernelAgent.h"
+#include "cuda-agent/Cuda/LaunchPlanCheck.h"
+#include "cuda-agent/Cuda/NvrtcCompiler.h"
+#include "cuda-agent/KernelDb/KernelDb.h"
+#include "cuda-agent/Outline/RegionOutliner.h"
+#include "cuda-agent/Pipelines/BundleEmitter.h"
+#include "cuda-agent/Runner/RunnerClient.h"
+#include "cuda-agent/Splice/KernelSplicer.h"
+#include "cuda-agent/Task/KernelTask.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+namespace json = llvm::json;
+
+LogicalResult GenerateOptions::parseVerify(StringRef text, Location loc) {
+  if (text == "gpu") {
+    verify = VerifyMode::Gpu;
+  } else if (text == "db") {
+    verify = VerifyMode::Db;
+  } else if (text.consume_front("bundle:") && !text.empty()) {
+    verify = VerifyMode::Bundle;
+    bundleDir = text.str();
+  } else {
+    return emitError(loc) << "verify=" << text
+                          << " is not one of gpu, db or bundle:DIR";
+  }
+  return success();
+}
+
+namespace {
+
+/// The verification trials per candidate (one per input distribution).
+constexpr unsigned kTrials = 4;
+
+/// The object file name of a candidate's cubin inside its bundle.
+constexpr llvm::StringLiteral kCandidateObjectName = "kernel.cubin";
+
+struct CandidateReport {
+  std::string name, agent, model;
+  unsigned turn = 1;
+  std::string compile = "ok", verify = "skipped", reason;
+  std::optional<double> refUs, candUs, speedup;
+};
+
+struct RegionReport {
+  std::string function, region, hash, kind;
+  std::string decision = "default", reason;
+  std::vector<CandidateReport> candidates;
+};
+
+json::Value toJSON(const CandidateReport &report) {
+  auto number = [](std::optional<double> value) -> json::Value {
+    return value ? json::Value(*value) : json::Value(nullptr);
+  };
+  return json::Object{{"name", report.name},         {"agent", report.agent},
+                      {"model", report.model},       {"turn", report.turn},
+                      {"compile", report.compile},   {"verify", report.verify},
+                      {"reason", report.reason},     {"ref_us", number(report.refUs)},
+                      {"cand_us", number(report.candUs)},
+                      {"speedup", number(report.speedup)}};
+}
+
+json::Value toJSON(const RegionReport &report) {
+  json::Array candidates;
+  for (const CandidateReport &candidate : report.candidates)
+    candidates.push_back(toJSON(candidate));
+  return json::Object{{"function", report.function}, {"region", report.region},
+                      {"hash", report.hash},         {"kind", report.kind},
+                      {"decision", report.decision}, {"reason", report.reason},
+                      {"candidates", std::move(candidates)}};
+}
+
+/// Collects the diagnostics emitted while it lives instead of printing them.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diagnostic) {
+          if (!text.empty())
+            text += "; ";
+          text += diagnostic.str();
+          return success();
+        }) {}
+  const std::string &str() const { return text; }
+
+private:
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+
+/// Candidate names become directory names: keep [A-Za-z0-9._-].
+std::string sanitize(StringRef name) {
+  std::string out;
+  for (char c : name)
+    out += llvm::isAlnum(c) || c == '.' || c == '_' || c == '-' ? c : '_';
+  return out.empty() ? "candidate" : out;
+}
+
+std::string joinPath(const Twine &a, const Twine &b) {
+  SmallString<256> path;
+  a.toVector(path);
+  llvm::sys::path::append(path, b);
+  return path.str().str();
+}
+
+LogicalResult writeText(const Twine &path, StringRef text, Location loc) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path.str(), ec);
+  if (ec)
+    return emitError(loc) << "cannot write '" << path << "': " << ec.message();
+  os << text;
+  return success();
+}
+
+/// Builds a candidate's runner plan from the agent's launch plan (already
+/// validated): the task's operands as buffers, one bare pointer per operand
+/// (and the workspace) for every launch.
+LaunchPlan buildCandidatePlan(const KernelTask &task, const json::Object &plan,
+                              const CompiledKernel &kernel) {
+  LaunchPlan result;
+  result.chip = task.arch;
+  SmallVector<std::string> args;
+  for (const OperandSpec &operand : task.operands) {
+    result.buffers.push_back({operand.name, operand.shape, operand.dtype,
+                              operand.isOutput ? "output" : "input"});
+    args.push_back(operand.name);
+  }
+  result.workspaceBytes = plan.getInteger("workspace_bytes").value_or(0);
+  if (result.workspaceBytes > 0)
+    args.push_back("workspace");
+  for (const json::Value &value : *plan.getArray("launches")) {
+    const json::Object &launch = *value.getAsObject();
+    PlanLaunch entry;
+    entry.kernel = launch.getString("kernel")->str();
+    entry.object = kCandidateObjectName.str();
+    auto dims = [&](StringRef key) {
+      std::array<int64_t, 3> dims = {1, 1, 1};
+      for (auto [i, dim] : llvm::enumerate(*launch.getArray(key)))
+        dims[i] = *dim.getAsInteger();
+      return dims;
+    };
+    entry.grid = dims("grid");
+    entry.block = dims("block");
+    entry.sharedBytes = launch.getInteger("shared_bytes").value_or(0);
+    entry.args = args;
+    result.launches.push_back(std::move(entry));
+  }
+  result.objects[kCandidateObjectName] = kernel.cubin;
+  return result;
+}
+
+/// Parses and validates an agent's launch plan against its compiled kernel.
+llvm::Expected<json::Value> checkLaunchPlan(StringRef text,
+                                            const CompiledKernel &kernel,
+                                            unsigned numOperands) {
+  llvm::Expected<json::Value> plan = json::parse(text);
+  if (!plan)
+    return llvm::createStringError("launch plan is not JSON: %s",
+                                   llvm::toString(plan.takeError()).c_str());
+  if (llvm::Error error = validateLaunchPlan(*plan, kernel, numOperands))
+    return std::move(error);
+  return plan;
+}
+
+class Generator {
+public:
+  Generator(ModuleOp module, const GenerateOptions &options)
+      : module(module), options(options), cudaVersion(getCudaVersion()) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult setUp();
+  void processRegion(func::FuncOp func, RegionReport &report);
+  void fromDatabase(func::FuncOp func, const KernelTask &task,
+                    RegionReport &report);
+  void fromAgent(func::FuncOp func, const KernelTask &task,
+                 RegionReport &report);
+  /// Verifies `job` here; fills the reports of its candidates (starting at
+  /// `firstReport`) and the agent's history; returns the job's decision.
+  std::optional<JobDecision> verifyHere(const Job &job, RegionReport &report,
+                                        size_t firstReport,
+                                        std::vector<Attempt> &history,
+                                        const std::vector<Candidate> &sources,
+                                        func::FuncOp func);
+  void recordDecision(const RegionReport &report, int64_t kernelId);
+  LogicalResult writeReport();
+
+  ModuleOp module;
+  const GenerateOptions &options;
+  std::string cudaVersion;
+  std::unique_ptr<KernelDb> db;
+  std::string dbNote; // why there is no database, when there is none
+  std::unique_ptr<KernelAgent> agent;
+  std::string agentError;
+  int64_t recordedKernel = -1; // the database id of the last winner
+  std::string runner;
+  std::string noGpuReason; // verify=gpu without a GPU: why
+  std::string gpuDevice;
+  std::string workDir;
+  bool removeWorkDir = false;
+  JobSet bundleJobs;
+  std::vector<RegionReport> reports;
+  DenseMap<StringAttr, StringAttr> callers;
+};
+
+LogicalResult Generator::setUp() {
+  Location loc = module.getLoc();
+  // The database.
+  std::string dbPath = options.db;
+  if (dbPath.empty())
+    dbPath = KernelDb::defaultPath().str();
+  if (dbPath == "none" || dbPath.empty()) {
+    dbNote = dbPath.empty() ? "no kernel database (neither $XDG_CACHE_HOME "
+                              "nor $HOME is set)"
+                            : "no kernel database (db=none)";
+    if (options.verify == VerifyMode::Db)
+      return emitError(loc) << "verify=db needs a kernel database: "
+                            << dbNote;
+  } else {
+    // verify=db reads what is there: a missing file is a mistake.
+    llvm::Expected<std::unique_ptr<KernelDb>> opened =
+        KernelDb::open(dbPath, /*create=*/options.verify != VerifyMode::Db);
+    if (!opened)
+      return emitError(loc) << "kernel database: "
+                            << llvm::toString(opened.takeError());
+    db = std::move(*opened);
+  }
+  if (options.verify == VerifyMode::Db)
+    return success();
+
+  // The agent.
+  AgentConfig config{options.replayDir, db.get(), cudaVersion};
+  llvm::Expected<std::unique_ptr<KernelAgent>> created =
+      createAgent(options.agent, config);
+  if (created)
+    agent = std::move(*created);
+  else
+    agentError = llvm::toString(created.takeError());
+
+  // Where bundles go.
+  if (options.verify == VerifyMode::Bundle) {
+    workDir = options.bundleDir;
+  } else if (!options.workDir.empty()) {
+    workDir = options.workDir;
+  } else {
+    SmallString<128> dir;
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("cuda-agent", dir))
+      return emitError(loc) << "cannot create a temporary directory: "
+                            << ec.message();
+    workDir = dir.str().str();
+    removeWorkDir = true;
+  }
+  if (std::error_code ec = llvm::sys::fs::create_directories(workDir))
+    return emitError(loc) << "cannot create '" << workDir
+                          << "': " << ec.message();
+  bundleJobs = {options.chip, cudaVersion,         kContractVersion,
+                options.minSpeedup, options.timeoutSeconds, kTrials, {}};
+
+  // The GPU, for verify=gpu.
+  if (options.verify == VerifyMode::Gpu) {
+    llvm::Expected<std::string> found = findRunner(options.runner);
+    if (!found) {
+      noGpuReason = "cannot verify: " + llvm::toString(found.takeError());
+      return success();
+    }
+    runner = *found;
+    llvm::Expected<GpuProbe> probe = probeGpu(runner);
+    if (!probe)
+      noGpuReason = "cannot verify: " + llvm::toString(probe.takeError());
+    else if (!probe->gpu)
+      noGpuReason = "no GPU here to verify on (" + probe->error +
+                    "); use verify=bundle:DIR or verify=db";
+    else
+      gpuDevice = probe->device;
+  }
+  return success();
+}
+
+void Generator::recordDecision(const RegionReport &report, int64_t kernelId) {
+  if (!db)
+    return;
+  DecisionRecord record;
+  record.regionHash = report.hash;
+  record.arch = options.chip;
+  record.decision = report.decision;
+  record.reason = report.reason;
+  record.reportJson = llvm::formatv("{0}", toJSON(report)).str();
+  record.kernelId = kernelId;
+  if (llvm::Expected<int64_t> id = db->insertDecision(record); !id)
+    module.emitWarning() << "could not record the decision: "
+                         << llvm::toString(id.takeError());
+}
+
+void Generator::fromDatabase(func::FuncOp func, const KernelTask &task,
+                             RegionReport &report) {
+  KernelKey key{task.regionHash, task.arch, cudaVersion, kContractVersion};
+  std::string keyText = llvm::formatv("{0}, CUDA {1}, contract {2}", key.arch,
+                                      key.cudaVersion, key.contractVersion);
+  llvm::Expected<std::optional<KernelRecord>> best = db->bestKernel(key);
+  if (!best) {
+    report.reason = "kernel database: " + llvm::toString(best.takeError());
+    return recordDecision(report, -1);
+  }
+  if (!*best) {
+    report.reason = "no kernel verified for this region in " +
+                    db->path().str() + " (" + keyText + ")";
+    return recordDecision(report, -1);
+  }
+  const KernelRecord &record = **best;
+  CandidateReport candidate{"db-" + std::to_string(record.id),
+                            record.agent,
+                            record.model,
+                            0,
+                            "ok",
+                            "pass",
+                            "verified on " + record.verifiedOn + " at " +
+                                record.createdAt,
+                            record.refUs,
+                            record.candUs,
+                            record.speedup};
+  auto fail = [&](StringRef compile, StringRef reason) {
+    candidate.compile = compile.str();
+    candidate.verify = "skipped";
+    candidate.reason = reason.str();
+    report.candidates.push_back(candidate);
+    report.reason = "the database's kernel #" + std::to_string(record.id) +
+                    " cannot be used: " + reason.str();
+    recordDecision(report, -1);
+  };
+  CompileOptions compileOptions;
+  compileOptions.arch = options.chip;
+  llvm::Expected<CompiledKernel> kernel =
+      compileCandidate(record.source, compileOptions);
+  if (!kernel)
+    return fail("error", llvm::toString(kernel.takeError()));
+  llvm::Expected<json::Value> plan =
+      checkLaunchPlan(record.launchPlanJson, *kernel, task.operands.size());
+  if (!plan)
+    return fail("ok", llvm::toString(plan.takeError()));
+  report.candidates.push_back(candidate);
+  if (record.speedup < options.minSpeedup) {
+    report.reason = llvm::formatv("the database's best kernel (#{0}) is "
+                                  "{1:F2}x faster; min-speedup is {2:F2}x",
+                                  record.id, record.speedup, options.minSpeedup);
+    return recordDecision(report, -1);
+  }
+  LaunchPlan launchPlan =
+      buildCandidatePlan(task, *plan->getAsObject(), *kernel);
+  launchPlan.extra["agent"] = record.agent;
+  launchPlan.extra["model"] = record.model;
+  launchPlan.extra["speedup"] = record.speedup;
+  launchPlan.extra["ref_us"] = record.refUs;
+  launchPlan.extra["cand_us"] = record.candUs;
+  launchPlan.extra["verified_on"] = record.verifiedOn;
+  launchPlan.extra["verified_at"] = record.createdAt;
+  launchPlan.extra["db_key"] = keyText;
+  launchPlan.extra["db_id"] = double(record.id);
+  launchPlan.extra["source"] = record.source;
+  attachKernel(func, launchPlan);
+  report.decision = "spliced";
+  report.reason = llvm::formatv("kernel #{0} from the database ({1}/{2}): "
+                                "{3:F2}x faster, verified on {4} at {5}",
+                                record.id, record.agent, record.model,
+                                record.speedup, record.verifiedOn,
+                                record.createdAt);
+  recordDecision(report, record.id);
+}
+
+std::optional<JobDecision>
+Generator::verifyHere(const Job &job, RegionReport &report, size_t firstReport,
+                      std::vector<Attempt> &history,
+                      const std::vector<Candidate> &sources, func::FuncOp func) {
+  JobSet jobs = bundleJobs;
+  jobs.jobs = {job};
+  // A fresh result for this turn.
+  llvm::sys::fs::remove(joinPath(workDir, job.hash + "/result.json"));
+  auto skipAll = [&](const std::string &reason) {
+    for (size_t i = firstReport; i < report.candidates.size(); ++i)
+      if (report.candidates[i].compile == "ok" &&
+          report.candidates[i].verify == "skipped")
+        report.candidates[i].reason = reason;
+    report.reason = reason;
+    return std::nullopt;
+  };
+  if (llvm::Error error = writeJobSet(workDir, jobs))
+    return skipAll(llvm::toString(std::move(error)));
+  // Every candidate's child has its own watchdog; this one covers the rest.
+  unsigned budget = 60 + job.candidates.size() * (options.timeoutSeconds + 30);
+  if (llvm::Error error = runJobs(runner, workDir, budget))
+    return skipAll("verification failed: " + llvm::toString(std::move(error)));
+  llvm::Expected<std::vector<JobResult>> results =
+      readJobResults(workDir, jobs);
+  if (!results)
+    return skipAll(llvm::toString(results.takeError()));
+  const JobResult &result = results->front();
+  // Match verdicts to the reports and the history by candidate name.
+  for (const CandidateVerdict &verdict : result.verdicts) {
+    for (size_t i = firstReport; i < report.candidates.size(); ++i) {
+      CandidateReport &entry = report.candidates[i];
+      if (entry.name != verdict.candidate.name)
+        continue;
+      entry.verify = verdict.verify;
+      entry.reason = verdict.reason;
+      entry.refUs = verdict.refUs;
+      entry.candUs = verdict.candUs;
+      entry.speedup = verdict.speedup;
+    }
+    for (const Candidate &source : sources)
+      if (source.name == verdict.candidate.name) {
+        std::string detail = verdict.reason;
+        if (verdict.speedup)
+          detail += llvm::formatv("{0}{1:F1} us vs {2:F1} us for the "
+                                  "reference ({3:F2}x)",
+                                  detail.empty() ? "" : "; ",
+                                  verdict.candUs.value_or(0),
+                                  verdict.refUs.value_or(0), *verdict.speedup)
+                        .str();
+        history.push_back({source,
+                           verdict.accepted          ? "accepted"
+                           : verdict.verify == "pass" ? "slower"
+                                                      : "verify-failed",
+                           detail});
+      }
+  }
+  JobDecision decision = decideJob(result, options.minSpeedup);
+  if (!decision.winner)
+    return decision;
+
+  // Store every accepted kernel; splice the winner.
+  int64_t winnerId = -1;
+  for (auto [index, verdict] : llvm::enumerate(result.verdicts)) {
+    if (!verdict.accepted || !db)
+      continue;
+    llvm::Expected<KernelRecord> record =
+        makeKernelRecord(workDir, jobs, result, verdict);
+    llvm::Expected<int64_t> id =
+        record ? db->insertKernel(*record)
+               : llvm::Expected<int64_t>(record.takeError());
+    if (!id) {
+      func.emitWarning() << "could not store a verified kernel: "
+                         << llvm::toString(id.takeError());
+      continue;
+    }
+    if (index == *decision.winner)
+      winnerId = *id;
+  }
+  const CandidateVerdict &winner = result.verdicts[*decision.winner];
+  std::string bundle = joinPath(workDir, winner.candidate.bundle);
+  llvm::Expected<LaunchPlan> plan = readBundle(bundle);
+  if (!plan) {
+    decision.winner.reset();
+    decision.reason = "cannot read the winning bundle back: " +
+                      llvm::toString(plan.takeError());
+    return decision;
+  }
+  for (const Candidate &source : sources)
+    if (source.name == winner.candidate.name)
+      plan->extra["source"] = source.source;
+  plan->extra["speedup"] = winner.speedup.value_or(0);
+  plan->extra["ref_us"] = winner.refUs.value_or(0);
+  plan->extra["cand_us"] = winner.candUs.value_or(0);
+  plan->extra["verified_on"] = result.device;
+  plan->extra["db_key"] =
+      llvm::formatv("{0}, CUDA {1}, contract {2}", options.chip, cudaVersion,
+                    kContractVersion)
+          .str();
+  if (winnerId >= 0)
+    plan->extra["db_id"] = double(winnerId);
+  attachKernel(func, *plan);
+  recordedKernel = winnerId;
+  return decision;
+}
+
+void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
+                          RegionReport &report) {
+  if (!agent) {
+    report.reason = agentError;
+    return recordDecision(report, -1);
+  }
+  MLIRContext *context = module.getContext();
+  // The reference: the region's default lowering.
+  std::optional<LaunchPlan> reference;
+  {
+    DiagnosticCollector diagnostics(context);
+    DefaultLoweringOptions lowering;
+    lowering.chip = options.chip;
+    lowering.features = options.features;
+    FailureOr<LaunchPlan> lowered = lowerToLaunchPlan(func, lowering);
+    if (failed(lowered)) {
+      report.reason = "no reference to verify against: " + diagnostics.str();
+      return recordDecision(report, -1);
+    }
+    reference = std::move(*lowered);
+  }
+  std::string regionDir = joinPath(workDir, task.regionHash);
+  llvm::sys::fs::remove_directories(regionDir);
+  Job job{task.regionHash, report.function, report.region, report.kind,
+          task.regionHash + "/reference", {}};
+  {
+    DiagnosticCollector diagnostics(context);
+    if (failed(writeBundle(*reference, joinPath(regionDir, "reference"),
+                           func.getLoc()))) {
+      report.reason = diagnostics.str();
+      return recordDecision(report, -1);
+    }
+  }
+
+  CompileOptions compileOptions;
+  compileOptions.arch = options.chip;
+  std::vector<Attempt> history;
+  std::optional<JobDecision> decision;
+  recordedKernel = -1;
+  for (unsigned turn = 1; turn <= std::max(1u, options.turns); ++turn) {
+    llvm::Expected<std::vector<Candidate>> proposed =
+        agent->propose(task, history, std::max(1u, options.samples));
+    if (!proposed) {
+      report.reason = "agent " + options.agent + ": " +
+                      llvm::toString(proposed.takeError());
+      break;
+    }
+    if (proposed->empty())
+      break;
+    std::vector<std::string> sources;
+    for (const Candidate &candidate : *proposed)
+      sources.push_back(candidate.source);
+    std::vector<llvm::Expected<CompiledKernel>> compiled =
+        compileCandidates(sources, compileOptions, options.jobs);
+
+    size_t firstReport = report.candidates.size();
+    Job turnJob = job;
+    for (auto [candidate, kernel] : llvm::zip_equal(*proposed, compiled)) {
+      // Names are unique within one turn; later turns get a prefix.
+      std::string name = turn == 1 ? sanitize(candidate.name)
+                                   : llvm::formatv("t{0}-{1}", turn,
+                                                   sanitize(candidate.name))
+                                         .str();
+      CandidateReport entry{name, candidate.agent, candidate.model, turn};
+      auto reject = [&](StringRef compile, StringRef outcome,
+                        std::string reason) {
+        entry.compile = compile.str();
+        entry.verify = compile == "ok" ? "fail" : "skipped";
+        entry.reason = reason;
+        history.push_back({candidate, outcome.str(), std::move(reason)});
+        report.candidates.push_back(entry);
+      };
+      if (!kernel) {
+        reject("error", "compile-error", llvm::toString(kernel.takeError()));
+        continue;
+      }
+      llvm::Expected<json::Value> plan = checkLaunchPlan(
+          candidate.launchPlan, *kernel, task.operands.size());
+      if (!plan) {
+        reject("ok", "bad-plan", llvm::toString(plan.takeError()));
+        continue;
+      }
+      LaunchPlan bundle =
+          buildCandidatePlan(task, *plan->getAsObject(), *kernel);
+      bundle.extra["agent"] = candidate.agent;
+      bundle.extra["model"] = candidate.model;
+      std::string relative = task.regionHash + "/candidates/" + name;
+      std::string dir = joinPath(workDir, relative);
+      DiagnosticCollector diagnostics(context);
+      if (failed(writeBundle(bundle, dir, func.getLoc())) ||
+          failed(writeText(joinPath(dir, kCandidateSourceName),
+                           candidate.source, func.getLoc())) ||
+          failed(writeText(joinPath(dir, kCandidateLaunchName),
+                           candidate.launchPlan, func.getLoc()))) {
+        reject("ok", "not-verified", diagnostics.str());
+        continue;
+      }
+      if (options.verify == VerifyMode::Bundle)
+        entry.reason = "written to " + dir;
+      else if (!noGpuReason.empty())
+        entry.reason = "not verified: no GPU here";
+      report.candidates.push_back(entry);
+      turnJob.candidates.push_back(
+          {name, candidate.agent, candidate.model, turn, relative});
+    }
+    if (turnJob.candidates.empty())
+      continue; // Nothing compiled: the next turn may repair it.
+    if (options.verify == VerifyMode::Bundle) {
+      job.candidates.insert(job.candidates.end(), turnJob.candidates.begin(),
+                            turnJob.candidates.end());
+      break; // Further turns need the verdicts.
+    }
+    if (!noGpuReason.empty())
+      break;
+    decision = verifyHere(turnJob, report, firstReport, history, *proposed,
+                          func);
+    if (!decision || decision->winner)
+      break;
+  }
+
+  if (options.verify == VerifyMode::Bundle) {
+    if (!job.candidates.empty()) {
+      bundleJobs.jobs.push_back(job);
+      report.reason = llvm::formatv("verification deferred: {0} candidate(s) "
+                                    "written to {1}",
+                                    job.candidates.size(), options.bundleDir);
+    } else if (report.reason.empty()) {
+      report.reason = "no candidate compiled";
+    }
+    return; // Decided later, by import-results.
+  }
+  if (decision) {
+    report.reason = decision->reason;
+    if (decision->winner)
+      report.decision = "spliced";
+  } else if (report.reason.empty()) {
+    if (report.candidates.empty())
+      report.reason = "agent " + options.agent + " proposed no candidate";
+    else if (llvm::none_of(report.candidates, [](const CandidateReport &c) {
+               return c.compile == "ok" && c.verify == "skipped";
+             }))
+      report.reason = llvm::formatv("none of {0} candidate(s) compiled with a "
+                                    "valid launch plan ({1}: {2})",
+                                    report.candidates.size(),
+                                    report.candidates.front().name,
+                                    report.candidates.front().reason);
+    else
+      report.reason = noGpuReason;
+  }
+  recordDecision(report, report.decision == "spliced" ? recordedKernel : -1);
+}
+
+void Generator::processRegion(func::FuncOp func, RegionReport &report) {
+  FailureOr<KernelTask> task = failure();
+  {
+    DiagnosticCollector diagnostics(module.getContext());
+    task = buildKernelTask(func, options.chip);
+    if (failed(task)) {
+      report.reason = "cannot describe this region to an agent: " +
+                      diagnostics.str();
+      return;
+    }
+  }
+  if (options.verify == VerifyMode::Db)
+    return fromDatabase(func, *task, report);
+  fromAgent(func, *task, report);
+}
+
+LogicalResult Generator::writeReport() {
+  if (options.report.empty())
+    return success();
+  json::Array regions;
+  for (const RegionReport &report : reports)
+    regions.push_back(toJSON(report));
+  std::string verify = options.verify == VerifyMode::Gpu  ? "gpu"
+                       : options.verify == VerifyMode::Db ? "db"
+                                                          : "bundle";
+  json::Object root{{"chip", options.chip},
+                    {"cuda", cudaVersion},
+                    {"agent", options.verify == VerifyMode::Db
+                                  ? json::Value("db")
+                                  : json::Value(options.agent)},
+                    {"verify", verify},
+                    {"min_speedup", options.minSpeedup},
+                    {"device", gpuDevice.empty() ? json::Value(nullptr)
+                                                 : json::Value(gpuDevice)},
+                    {"db", db ? json::Value(db->path()) : json::Value(nullptr)},
+                    {"regions", std::move(regions)}};
+  if (options.verify == VerifyMode::Bundle)
+    root["jobs"] = options.bundleDir;
+  std::string text = llvm::formatv("{0:2}", json::Value(std::move(root)));
+  return writeText(options.report, text + "\n", module.getLoc());
+}
+
+LogicalResult Generator::run() {
+  if (options.verify == VerifyMode::Bundle && options.bundleDir.empty())
+    return module.emitError("verify=bundle needs a directory: "
+                            "verify=bundle:DIR");
+  if (failed(setUp()))
+    return failure();
+
+  // Who calls each region, for the report.
+  module.walk([&](func::CallOp call) {
+    auto caller = call->getParentOfType<func::FuncOp>();
+    callers.try_emplace(call.getCalleeAttr().getAttr(),
+                        caller.getSymNameAttr());
+  });
+  SmallVector<func::FuncOp> regions;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func->hasAttr(kRegionAttrName) && !func.isExternal() &&
+        !func->hasAttr(kSplicedAttrName))
+      regions.push_back(func);
+
+  for (auto [index, func] : llvm::enumerate(regions)) {
+    auto attr = func->getAttrOfType<DictionaryAttr>(kRegionAttrName);
+    RegionReport report;
+    report.region = func.getSymName().str();
+    if (StringAttr caller = callers.lookup(func.getSymNameAttr()))
+      report.function = caller.str();
+    if (auto hash = attr.getAs<StringAttr>("hash"))
+      report.hash = hash.str();
+    if (auto kind = attr.getAs<StringAttr>("kind"))
+      report.kind = kind.str();
+    processRegion(func, report);
+    Builder builder(func.getContext());
+    func->setAttr(kDecisionAttrName,
+                  builder.getDictionaryAttr(
+                      {builder.getNamedAttr(
+                           "decision", builder.getStringAttr(report.decision)),
+                       builder.getNamedAttr(
+                           "reason", builder.getStringAttr(report.reason))}));
+    llvm::errs() << llvm::formatv("agent-generate: [{0}/{1}] @{2} ({3}, {4}): "
+                                  "{5}: {6}\n",
+                                  index + 1, regions.size(), report.region,
+                                  report.kind, StringRef(report.hash).take_front(12),
+                                  report.decision, report.reason);
+    reports.push_back(std::move(report));
+  }
+
+  LogicalResult result = success();
+  if (options.verify == VerifyMode::Bundle) {
+    if (llvm::Error error = writeJobSet(workDir, bundleJobs)) {
+      module.emitError() << llvm::toString(std::move(error));
+      result = failure();
+    } else {
+      llvm::errs() << llvm::formatv(
+          "agent-generate: {0} job(s) in {1}; run `cuda-agent-run --jobs {1}` "
+          "on a GPU machine, then `cuda-agent-db --db DB import-results {1}`\n",
+          bundleJobs.jobs.size(), workDir);
+    }
+  }
+  if (failed(writeReport()))
+    result = failure();
+  if (removeWorkDir)
+    llvm::sys::fs::remove_directories(workDir);
+  return result;
+}
+
+} // namespace
+
+LogicalResult cuda_agent::generateKernels(ModuleOp module,
+                                          const GenerateOptions &options) {
+  return Generator(module, options).run();
+}

@@ -1,0 +1,136 @@
+"""The agent loop on the GPU machine: verification jobs and whole programs.
+
+    python3 -m gpu_check agent-loop DIR --runner R [--out OUT]
+
+For every DIR/jobs/<name>/jobs.json (written on the build machine by
+`--agent-lower="... verify=bundle:DIR/jobs/<name>"`) runs `R --jobs` and copies
+the results, {hash: result.json}, to OUT/jobs-<name>.json, where
+`scripts/gpu-check import` picks them up for `cuda-agent-db import-results`.
+The jobs named `hostile` hold the verifier fixtures as replay candidates of a
+real region: each verdict is checked against DIR/verify/expected.json.
+
+When DIR/programs/default and DIR/programs/spliced exist (whole-program
+bundles of one program, all default and with the verified kernels spliced),
+runs both on the same inputs and checks that every output agrees.
+Exit 1 when a check failed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from . import compare
+
+
+def _run(cmd: list, log) -> tuple[int, dict | None]:
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
+    log.write(f"$ {' '.join(str(c) for c in cmd)}\n{proc.stdout}{proc.stderr}\n")
+    summary = None
+    for line in reversed(proc.stdout.strip().splitlines()):
+        try:
+            summary = json.loads(line)
+            break
+        except ValueError:
+            continue
+    return proc.returncode, summary
+
+
+def run_jobs(stage: Path, runner: Path, out: Path, log) -> tuple[bool, dict]:
+    ok, results = True, {}
+    for jobs_file in sorted(stage.glob("jobs/*/jobs.json")):
+        jobs_dir = jobs_file.parent
+        name = jobs_dir.name
+        code, summary = _run([runner, "--jobs", jobs_dir], log)
+        if code != 0 or not summary:
+            print(f"  jobs {name}: runner failed (exit {code})")
+            ok = False
+            continue
+        jobs = json.loads(jobs_file.read_text())
+        results[name], raw = {}, {}
+        for job in jobs["jobs"]:
+            result = json.loads((jobs_dir / job["hash"] / "result.json").read_text())
+            raw[job["hash"]] = result
+            names = [c["name"] for c in job["candidates"]]
+            verdicts = dict(zip(names, result.get("candidates", [])))
+            results[name][job["hash"]] = verdicts
+            print(f"  jobs {name}: {job.get('function', '?')}/{job.get('region', '?')} "
+                  f"({job.get('kind', '?')})" + (f" error: {result['error']}" if "error" in result else ""))
+            for cand, v in verdicts.items():
+                speed = (f" x{v['speedup']:.2f} ({v['ref_us']:.1f} -> {v['cand_us']:.1f} us)"
+                         if isinstance(v.get("speedup"), (int, float)) else "")
+                print(f"    {cand:<18} {v['verify']:<5} {v.get('decision', ''):<10}{speed} {v.get('reason', '')}")
+        (out / f"jobs-{name}.json").write_text(json.dumps(raw, indent=1))
+    return ok, results
+
+
+def check_hostile(stage: Path, results: dict) -> bool:
+    """Every fixture that reached the runner got its expected verdict."""
+    if "hostile" not in results:
+        return True
+    expected = json.loads((stage / "verify" / "expected.json").read_text())
+    threats = next(r for r in expected["runs"] if r["name"] == "threats")["candidates"]
+    ok, seen = True, 0
+    for verdicts in results["hostile"].values():
+        for name, verdict in verdicts.items():
+            want = threats.get(name)
+            if want is None:
+                continue
+            seen += 1
+            good = (verdict["verify"] == want["verify"] and want["reason"] in verdict.get("reason", "")
+                    and ("decision" not in want or verdict.get("decision") == want["decision"]))
+            if not good:
+                ok = False
+                print(f"  hostile {name}: expected {want}, got verify={verdict['verify']} "
+                      f"decision={verdict.get('decision')} reason={verdict.get('reason')!r}")
+    print(f"  hostile fixtures through --agent-lower jobs: {seen} checked, "
+          f"{'all as expected' if ok else 'MISMATCH'}")
+    return ok and seen > 0
+
+
+def check_programs(stage: Path, runner: Path, log) -> bool:
+    default, spliced = stage / "programs" / "default", stage / "programs" / "spliced"
+    if not (default / "plan.json").exists() or not (spliced / "plan.json").exists():
+        return True
+    with tempfile.TemporaryDirectory() as data:
+        return _compare_programs(default, spliced, runner, Path(data), log)
+
+
+def _compare_programs(default: Path, spliced: Path, runner: Path, out: Path, log) -> bool:
+    code, ref = _run([runner, default, "--out", out / "programs" / "default", "--seed", "7", "--json"], log)
+    if code != 0 or not ref:
+        print(f"  programs: the all-default program failed (exit {code})")
+        return False
+    inputs = out / "programs" / "default"
+    code, got = _run([runner, spliced, "--out", out / "programs" / "spliced", "--inputs", inputs, "--json"], log)
+    if code != 0 or not got:
+        print(f"  programs: the spliced program failed (exit {code})")
+        return False
+    import numpy as np
+    ok = True
+    for name, path in ref["outputs"].items():
+        a, b = np.load(got["outputs"][name]), np.load(path)
+        verdict = compare.agree(a, b, "f32")
+        ok = ok and verdict["ok"]
+        print(f"  programs: output {name}: spliced vs all-default max_abs_err "
+              f"{verdict.get('max_abs_err', float('nan')):.3g} -> {'ok' if verdict['ok'] else 'MISMATCH'}")
+    return ok
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="gpu-check agent-loop")
+    p.add_argument("stage", type=Path)
+    p.add_argument("--runner", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    args = p.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with open(args.out / "agent-loop.log", "w") as log:
+        print("agent loop: verification jobs written by --agent-lower (verify=bundle)")
+        ok, results = run_jobs(args.stage, args.runner, args.out, log)
+        ok = check_hostile(args.stage, results) and ok
+        ok = check_programs(args.stage, args.runner, log) and ok
+    (args.out / "agent-loop.json").write_text(json.dumps(results, indent=1))
+    return 0 if ok else 1

@@ -1,0 +1,48 @@
+//===- Jobs.h - Verification jobs written by the compiler -------*- C++ -*-===//
+//
+// `cuda-agent-run --jobs DIR` runs the verification jobs that
+// `--agent-lower="verify=bundle:DIR"` wrote on a machine without a GPU:
+//
+//   DIR/jobs.json      {"version": 1, "chip", "min_speedup", "timeout",
+//                       "trials", "jobs": [{"hash", "function", "kind",
+//                       "reference": "<hash>/reference",
+//                       "candidates": [{"name", "bundle": "<hash>/..."}]}]}
+//   DIR/<hash>/reference/           the default lowering of the region
+//   DIR/<hash>/candidates/<name>/   one bundle per compiled candidate
+//
+// Each job is one --verify run (with --time); its summary goes to
+// DIR/<hash>/result.json with the device it ran on and when (verified_at). The compiler reads the
+// results back (`verify=gpu`) or `cuda-agent-db import-results DIR` stores
+// the accepted kernels for a later `verify=db`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_RUN_JOBS_H
+#define CUDA_AGENT_RUN_JOBS_H
+
+#include "Error.h"
+#include "Verify.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+namespace mlir::cuda_agent {
+
+/// The version of jobs.json this runner reads.
+constexpr int kJobsVersion = 1;
+
+/// Runs every job of `dir` on `device` (the probe's description of it) and
+/// returns {"status": "ok", "device", "jobs": [{"hash", "exit_code",
+/// "candidates", "accepted", "result"}]}. `base` supplies the device ordinal
+/// and the timing settings; jobs.json supplies min_speedup, timeout and
+/// trials. A job whose reference cannot run is recorded with its exit code
+/// and the next job still runs. Throws RunnerError(kExitUsage) on a bad
+/// jobs.json.
+nlohmann::ordered_json runJobs(const std::filesystem::path &dir,
+                               const nlohmann::ordered_json &device,
+                               const VerifyOptions &base);
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_RUN_JOBS_H
