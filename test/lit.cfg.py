@@ -64,3 +64,8 @@ if os.path.exists(os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "
     config.available_features.add("nvcc")
 if subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True).returncode == 0:
     config.available_features.add("numpy")
+
+# The default kernel database lives under $XDG_CACHE_HOME: keep tests out of
+# the user's.
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "xdg-cache")
+config.substitutions.append(("%examples", os.path.join(os.path.dirname(config.test_source_root), "examples")))

@@ -33,9 +33,9 @@ LogicalResult GenerateOptions::parseVerify(StringRef text, Location loc) {
     verify = VerifyMode::Gpu;
   } else if (text == "db") {
     verify = VerifyMode::Db;
-  } else if (text.consume_front("bundle:") && !text.empty()) {
+  } else if (text.starts_with("bundle:") && text.size() > 7) {
     verify = VerifyMode::Bundle;
-    bundleDir = text.str();
+    bundleDir = text.drop_front(7).str();
   } else {
     return emitError(loc) << "verify=" << text
                           << " is not one of gpu, db or bundle:DIR";
@@ -199,10 +199,13 @@ private:
                                         const std::vector<Candidate> &sources,
                                         func::FuncOp func);
   void recordDecision(const RegionReport &report, int64_t kernelId);
+  /// Why no candidate of `report` reached verification.
+  std::string explainNoCandidate(const RegionReport &report) const;
   LogicalResult writeReport();
 
   ModuleOp module;
-  const GenerateOptions &options;
+  GenerateOptions options; // verify=db may become verify=gpu with agent=db
+
   std::string cudaVersion;
   std::unique_ptr<KernelDb> db;
   std::string dbNote; // why there is no database, when there is none
@@ -241,8 +244,31 @@ LogicalResult Generator::setUp() {
                             << llvm::toString(opened.takeError());
     db = std::move(*opened);
   }
-  if (options.verify == VerifyMode::Db)
-    return success();
+  // The GPU: verify=gpu needs one; verify=db on a machine with one verifies
+  // the database's kernels again here (the db agent proposes them and
+  // verify=gpu takes over).
+  if (options.verify != VerifyMode::Bundle) {
+    llvm::Expected<std::string> found = findRunner(options.runner);
+    llvm::Expected<GpuProbe> probe =
+        found ? probeGpu(*found) : llvm::Expected<GpuProbe>(found.takeError());
+    if (!probe)
+      noGpuReason = "cannot verify: " + llvm::toString(probe.takeError());
+    else if (!probe->gpu)
+      noGpuReason = "no GPU here to verify on (" + probe->error +
+                    "); use verify=bundle:DIR or verify=db";
+    else
+      gpuDevice = probe->device;
+    if (found)
+      runner = *found;
+  }
+  if (options.verify == VerifyMode::Db) {
+    if (gpuDevice.empty())
+      return success();
+    llvm::errs() << "agent-generate: verify=db with a GPU here (" << gpuDevice
+                 << "): the database's kernels are verified again on it\n";
+    options.verify = VerifyMode::Gpu;
+    options.agent = "db";
+  }
 
   // The agent.
   AgentConfig config{options.replayDir, db.get(), cudaVersion};
@@ -273,24 +299,16 @@ LogicalResult Generator::setUp() {
   bundleJobs = {options.chip, cudaVersion,         kContractVersion,
                 options.minSpeedup, options.timeoutSeconds, kTrials, {}};
 
-  // The GPU, for verify=gpu.
-  if (options.verify == VerifyMode::Gpu) {
-    llvm::Expected<std::string> found = findRunner(options.runner);
-    if (!found) {
-      noGpuReason = "cannot verify: " + llvm::toString(found.takeError());
-      return success();
-    }
-    runner = *found;
-    llvm::Expected<GpuProbe> probe = probeGpu(runner);
-    if (!probe)
-      noGpuReason = "cannot verify: " + llvm::toString(probe.takeError());
-    else if (!probe->gpu)
-      noGpuReason = "no GPU here to verify on (" + probe->error +
-                    "); use verify=bundle:DIR or verify=db";
-    else
-      gpuDevice = probe->device;
-  }
   return success();
+}
+
+std::string Generator::explainNoCandidate(const RegionReport &report) const {
+  if (report.candidates.empty())
+    return "agent " + options.agent + " proposed no candidate";
+  return llvm::formatv("none of {0} candidate(s) compiled with a valid launch "
+                       "plan ({1}: {2})",
+                       report.candidates.size(), report.candidates.front().name,
+                       report.candidates.front().reason);
 }
 
 void Generator::recordDecision(const RegionReport &report, int64_t kernelId) {
@@ -371,7 +389,7 @@ void Generator::fromDatabase(func::FuncOp func, const KernelTask &task,
   launchPlan.extra["verified_on"] = record.verifiedOn;
   launchPlan.extra["verified_at"] = record.createdAt;
   launchPlan.extra["db_key"] = keyText;
-  launchPlan.extra["db_id"] = double(record.id);
+  launchPlan.extra["db_id"] = std::to_string(record.id);
   launchPlan.extra["source"] = record.source;
   attachKernel(func, launchPlan);
   report.decision = "spliced";
@@ -401,8 +419,10 @@ Generator::verifyHere(const Job &job, RegionReport &report, size_t firstReport,
   };
   if (llvm::Error error = writeJobSet(workDir, jobs))
     return skipAll(llvm::toString(std::move(error)));
-  // Every candidate's child has its own watchdog; this one covers the rest.
-  unsigned budget = 60 + job.candidates.size() * (options.timeoutSeconds + 30);
+  // Every candidate's child has its own watchdog (`timeout`); this one
+  // covers the runner itself, with a margin for the reference runs.
+  unsigned budget =
+      5 + job.candidates.size() * (2 * options.timeoutSeconds + 5);
   if (llvm::Error error = runJobs(runner, workDir, budget))
     return skipAll("verification failed: " + llvm::toString(std::move(error)));
   llvm::Expected<std::vector<JobResult>> results =
@@ -482,7 +502,7 @@ Generator::verifyHere(const Job &job, RegionReport &report, size_t firstReport,
                     kContractVersion)
           .str();
   if (winnerId >= 0)
-    plan->extra["db_id"] = double(winnerId);
+    plan->extra["db_id"] = std::to_string(winnerId);
   attachKernel(func, *plan);
   recordedKernel = winnerId;
   return decision;
@@ -615,7 +635,7 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
                                     "written to {1}",
                                     job.candidates.size(), options.bundleDir);
     } else if (report.reason.empty()) {
-      report.reason = "no candidate compiled";
+      report.reason = explainNoCandidate(report);
     }
     return; // Decided later, by import-results.
   }
@@ -624,18 +644,10 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     if (decision->winner)
       report.decision = "spliced";
   } else if (report.reason.empty()) {
-    if (report.candidates.empty())
-      report.reason = "agent " + options.agent + " proposed no candidate";
-    else if (llvm::none_of(report.candidates, [](const CandidateReport &c) {
-               return c.compile == "ok" && c.verify == "skipped";
-             }))
-      report.reason = llvm::formatv("none of {0} candidate(s) compiled with a "
-                                    "valid launch plan ({1}: {2})",
-                                    report.candidates.size(),
-                                    report.candidates.front().name,
-                                    report.candidates.front().reason);
-    else
-      report.reason = noGpuReason;
+    bool verifiable = llvm::any_of(report.candidates, [](const auto &c) {
+      return c.compile == "ok" && c.verify == "skipped";
+    });
+    report.reason = verifiable ? noGpuReason : explainNoCandidate(report);
   }
   recordDecision(report, report.decision == "spliced" ? recordedKernel : -1);
 }

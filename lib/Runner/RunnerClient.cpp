@@ -403,7 +403,8 @@ llvm::Expected<json::Value> parseSummary(llvm::StringRef out,
       llvm::consumeError(value.takeError());
     return llvm::createStringError(
         "cuda-agent-run printed no JSON summary (stdout: '%s', stderr: '%s')",
-        out.take_front(200).str().c_str(), err.trim().take_front(400).str().c_str());
+        out.trim().take_front(200).str().c_str(),
+        err.trim().take_front(400).str().c_str());
   }
   return value;
 }

@@ -41,12 +41,14 @@ fs::path inside(const fs::path &dir, const json &value, const char *what) {
 }
 } // namespace
 
-json mlir::cuda_agent::runJobs(const fs::path &dir, const json &device,
-                               const VerifyOptions &base) {
+JobsFile mlir::cuda_agent::loadJobs(const fs::path &dir) {
   std::ifstream in(dir / "jobs.json");
   if (!in)
     throw RunnerError(kExitUsage, "cannot read " + (dir / "jobs.json").string());
-  json jobs = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  JobsFile file;
+  file.dir = dir;
+  file.jobs = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const json &jobs = file.jobs;
   if (!jobs.is_object())
     badJobs(dir, "not a JSON object");
   if (jobs.value("version", 0) != kJobsVersion)
@@ -55,7 +57,29 @@ json mlir::cuda_agent::runJobs(const fs::path &dir, const json &device,
                      std::to_string(kJobsVersion) + ")");
   if (!jobs.contains("jobs") || !jobs["jobs"].is_array())
     badJobs(dir, "'jobs' must be an array");
+  size_t index = 0;
+  for (const json &job : jobs["jobs"]) {
+    ++index;
+    if (!job.is_object() || !job.contains("hash") || !job["hash"].is_string())
+      badJobs(dir, "job " + std::to_string(index) + " has no hash");
+    fs::path hash = job["hash"].get<std::string>();
+    if (hash.has_parent_path() || hash == ".." || hash == ".")
+      badJobs(dir, "job " + std::to_string(index) + " has a bad hash");
+    JobsFile::Job entry{job["hash"].get<std::string>(),
+                        job.value("function", std::string("?")),
+                        inside(dir, job.value("reference", json()), "reference"),
+                        {}};
+    for (const json &candidate : job.value("candidates", json::array()))
+      entry.candidates.push_back(
+          inside(dir, candidate.value("bundle", json()), "bundle"));
+    file.list.push_back(std::move(entry));
+  }
+  return file;
+}
 
+json mlir::cuda_agent::runJobs(const JobsFile &file, const json &device,
+                               const VerifyOptions &base) {
+  const json &jobs = file.jobs;
   VerifyOptions options = base;
   options.time = true;
   if (jobs.contains("min_speedup") && jobs["min_speedup"].is_number())
@@ -66,16 +90,11 @@ json mlir::cuda_agent::runJobs(const fs::path &dir, const json &device,
     options.trials = std::max(1, jobs["trials"].get<int>());
 
   json summary = {{"status", "ok"}, {"device", device}, {"jobs", json::array()}};
-  size_t index = 0, total = jobs["jobs"].size();
-  for (const json &job : jobs["jobs"]) {
+  size_t index = 0, total = file.list.size();
+  for (const JobsFile::Job &job : file.list) {
     ++index;
-    if (!job.is_object() || !job.contains("hash") || !job["hash"].is_string())
-      badJobs(dir, "job " + std::to_string(index) + " has no hash");
-    std::string hash = job["hash"].get<std::string>();
-    fs::path reference = inside(dir, job.value("reference", json()), "reference");
-    std::vector<fs::path> candidates;
-    for (const json &candidate : job.value("candidates", json::array()))
-      candidates.push_back(inside(dir, candidate.value("bundle", json()), "bundle"));
+    const std::string &hash = job.hash;
+    const std::vector<fs::path> &candidates = job.candidates;
     json entry = {{"hash", hash}, {"candidates", candidates.size()}};
     json result;
     ExitCode exitCode = kExitOk;
@@ -83,7 +102,7 @@ json mlir::cuda_agent::runJobs(const fs::path &dir, const json &device,
       result = {{"status", "ok"}, {"candidates", json::array()}};
     } else {
       try {
-        result = verifyBundles(reference, candidates, options, exitCode);
+        result = verifyBundles(job.reference, candidates, options, exitCode);
       } catch (const RunnerError &error) {
         exitCode = error.exitCode();
         result = {{"status", "error"}, {"error", error.what()}};
@@ -95,7 +114,7 @@ json mlir::cuda_agent::runJobs(const fs::path &dir, const json &device,
     int accepted = 0;
     for (const json &candidate : result.value("candidates", json::array()))
       accepted += candidate.value("accepted", false) ? 1 : 0;
-    fs::path resultPath = dir / hash / "result.json";
+    fs::path resultPath = file.dir / hash / "result.json";
     std::ofstream out(resultPath);
     out << result.dump(1) << "\n";
     if (!out)
@@ -104,7 +123,7 @@ json mlir::cuda_agent::runJobs(const fs::path &dir, const json &device,
     entry["accepted"] = accepted;
     entry["result"] = (fs::path(hash) / "result.json").string();
     std::cerr << "cuda-agent-run: job " << index << "/" << total << " "
-              << hash.substr(0, 12) << " (" << job.value("function", "?")
+              << hash.substr(0, 12) << " (" << job.function
               << "): " << candidates.size() << " candidate(s), " << accepted
               << " accepted";
     if (result.contains("error"))

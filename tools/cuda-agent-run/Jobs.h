@@ -26,20 +26,38 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace mlir::cuda_agent {
 
 /// The version of jobs.json this runner reads.
 constexpr int kJobsVersion = 1;
 
-/// Runs every job of `dir` on `device` (the probe's description of it) and
+/// A checked jobs.json.
+struct JobsFile {
+  std::filesystem::path dir;
+  nlohmann::ordered_json jobs;
+  struct Job {
+    std::string hash, function;
+    std::filesystem::path reference;
+    std::vector<std::filesystem::path> candidates;
+  };
+  std::vector<Job> list;
+};
+
+/// Reads and checks DIR/jobs.json: its version, a hash per job, and bundle
+/// paths that stay inside DIR. Throws RunnerError(kExitUsage) naming the
+/// problem.
+JobsFile loadJobs(const std::filesystem::path &dir);
+
+/// Runs every job of `file` on `device` (the probe's description of it) and
 /// returns {"status": "ok", "device", "jobs": [{"hash", "exit_code",
 /// "candidates", "accepted", "result"}]}. `base` supplies the device ordinal
 /// and the timing settings; jobs.json supplies min_speedup, timeout and
 /// trials. A job whose reference cannot run is recorded with its exit code
-/// and the next job still runs. Throws RunnerError(kExitUsage) on a bad
-/// jobs.json.
-nlohmann::ordered_json runJobs(const std::filesystem::path &dir,
+/// and the next job still runs.
+nlohmann::ordered_json runJobs(const JobsFile &file,
                                const nlohmann::ordered_json &device,
                                const VerifyOptions &base);
 

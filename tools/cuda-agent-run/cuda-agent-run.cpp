@@ -442,6 +442,7 @@ int main(int argc, char **argv) {
       std::_Exit(kExitOk);
     }
     if (options.mode == Mode::Jobs) {
+      JobsFile jobs = loadJobs(options.jobs); // before the GPU: usage errors first
       json device = probe();
       if (!device["gpu"].get<bool>())
         throw RunnerError(kExitCuda, "--jobs needs a GPU: " +
@@ -449,7 +450,7 @@ int main(int argc, char **argv) {
       if (size_t(options.device) >= device["devices"].size())
         throw RunnerError(kExitCuda, "--device " + std::to_string(options.device) +
                                          ": no such device");
-      json summary = runJobs(options.jobs, device["devices"][options.device],
+      json summary = runJobs(jobs, device["devices"][options.device],
                              options.verify);
       std::cout << summary.dump() << std::endl;
       return kExitOk;
