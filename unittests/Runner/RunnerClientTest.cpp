@@ -1,0 +1,201 @@
+//===- RunnerClientTest.cpp - Jobs, results, decisions, import ------------===//
+//
+// The compiler's side of the runner protocol on files the test writes: the
+// jobs file round trip and its errors, reading results (missing, partial),
+// the decision rules, and the import of accepted candidates into a real
+// SQLite kernel database.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Runner/RunnerClient.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir::cuda_agent;
+
+namespace {
+
+class RunnerClientTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("runner-client", dir));
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(dir); }
+
+  std::string path(llvm::StringRef relative) const {
+    llvm::SmallString<256> result(dir);
+    llvm::sys::path::append(result, relative);
+    return result.str().str();
+  }
+  void write(llvm::StringRef relative, llvm::StringRef text) {
+    std::string file = path(relative);
+    ASSERT_FALSE(llvm::sys::fs::create_directories(llvm::sys::path::parent_path(file)));
+    std::error_code ec;
+    llvm::raw_fd_ostream os(file, ec);
+    ASSERT_FALSE(ec);
+    os << text;
+  }
+
+  /// One region with candidates `a` and `b`, their bundles written.
+  JobSet makeJobs() {
+    JobSet jobs{"sm_90", "13.0", 1, 1.05, 20, 4, {}};
+    Job job{"ab12", "f", "f_region0", "elementwise", "ab12/reference", {}};
+    for (const char *name : {"a", "b"}) {
+      std::string bundle = std::string("ab12/candidates/") + name;
+      job.candidates.push_back({name, "replay", "files", 1, bundle});
+      write(bundle + "/kernel.cu", std::string("// kernel ") + name + "\n");
+      write(bundle + "/launch.json", R"({"launches": []})");
+    }
+    jobs.jobs.push_back(job);
+    return jobs;
+  }
+
+  llvm::SmallString<128> dir;
+};
+
+TEST_F(RunnerClientTest, JobSetRoundTrips) {
+  JobSet jobs = makeJobs();
+  ASSERT_FALSE(llvm::errorToBool(writeJobSet(dir, jobs)));
+  llvm::Expected<JobSet> read = readJobSet(dir);
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(read->chip, "sm_90");
+  EXPECT_EQ(read->cudaVersion, "13.0");
+  EXPECT_EQ(read->contractVersion, 1);
+  EXPECT_DOUBLE_EQ(read->minSpeedup, 1.05);
+  ASSERT_EQ(read->jobs.size(), 1u);
+  EXPECT_EQ(read->jobs[0].region, "f_region0");
+  ASSERT_EQ(read->jobs[0].candidates.size(), 2u);
+  EXPECT_EQ(read->jobs[0].candidates[1].bundle, "ab12/candidates/b");
+}
+
+TEST_F(RunnerClientTest, BadJobFilesAreRefusedWithTheirPath) {
+  write("jobs.json", R"({"version": 2, "jobs": []})");
+  llvm::Expected<JobSet> read = readJobSet(dir);
+  ASSERT_FALSE(bool(read));
+  std::string message = llvm::toString(read.takeError());
+  EXPECT_NE(message.find("jobs.json: not a version 1 jobs file"), std::string::npos)
+      << message;
+
+  write("jobs.json", R"({"version": 1, "chip": "sm_90", "cuda": "13.0",
+                         "contract": 1, "jobs": [{"hash": "x",
+                         "candidates": [{"name": "a"}]}]})");
+  read = readJobSet(dir);
+  ASSERT_FALSE(bool(read));
+  message = llvm::toString(read.takeError());
+  EXPECT_NE(message.find("every candidate needs a 'bundle'"), std::string::npos)
+      << message;
+}
+
+TEST_F(RunnerClientTest, MissingResultMeansNotRun) {
+  JobSet jobs = makeJobs();
+  llvm::Expected<std::vector<JobResult>> results = readJobResults(dir, jobs);
+  ASSERT_TRUE(bool(results));
+  ASSERT_EQ(results->size(), 1u);
+  EXPECT_FALSE((*results)[0].ran);
+  EXPECT_EQ(decideJob((*results)[0], 1.05).reason,
+            "not verified: the job has not run");
+}
+
+TEST_F(RunnerClientTest, FastestAcceptedCandidateWins) {
+  JobSet jobs = makeJobs();
+  write("ab12/result.json", R"({"status": "ok",
+    "device": {"name": "NVIDIA H200"}, "verified_at": "2026-11-30T01:00:00Z",
+    "candidates": [
+      {"verify": "pass", "reason": "", "ref_us": 10, "cand_us": 5,
+       "speedup": 2.0, "accepted": true},
+      {"verify": "pass", "reason": "", "ref_us": 10, "cand_us": 2.5,
+       "speedup": 4.0, "accepted": true}]})");
+  llvm::Expected<std::vector<JobResult>> results = readJobResults(dir, jobs);
+  ASSERT_TRUE(bool(results)) << llvm::toString(results.takeError());
+  const JobResult &result = (*results)[0];
+  EXPECT_TRUE(result.ran);
+  EXPECT_EQ(result.device, "NVIDIA H200");
+  JobDecision decision = decideJob(result, 1.05);
+  ASSERT_TRUE(decision.winner.has_value());
+  EXPECT_EQ(*decision.winner, 1u);
+  EXPECT_EQ(decision.reason, "replay/b: 4.00x faster (2.5 us vs 10.0 us for "
+                             "the default lowering, on NVIDIA H200)");
+  // A higher bar than the best speedup: nothing wins, and the reason says so.
+  decision = decideJob(result, 5.0);
+  EXPECT_FALSE(decision.winner.has_value());
+  EXPECT_NE(decision.reason.find("the best verified candidate, b, is 4.00x"),
+            std::string::npos)
+      << decision.reason;
+}
+
+TEST_F(RunnerClientTest, FailuresAndPartialResultsGiveReasons) {
+  JobSet jobs = makeJobs();
+  // Only the first candidate has a verdict (the runner stopped early).
+  write("ab12/result.json", R"({"status": "ok", "candidates": [
+      {"verify": "fail", "reason": "changed input in0", "accepted": false}]})");
+  llvm::Expected<std::vector<JobResult>> results = readJobResults(dir, jobs);
+  ASSERT_TRUE(bool(results));
+  const JobResult &result = (*results)[0];
+  ASSERT_EQ(result.verdicts.size(), 2u);
+  EXPECT_EQ(result.verdicts[1].verify, "fail");
+  EXPECT_EQ(result.verdicts[1].reason, "not verified");
+  EXPECT_EQ(decideJob(result, 1.05).reason,
+            "none of 2 candidate(s) passed verification (a: changed input in0)");
+
+  write("ab12/result.json",
+        R"({"status": "error", "error": "no CUDA device", "candidates": []})");
+  results = readJobResults(dir, jobs);
+  ASSERT_TRUE(bool(results));
+  EXPECT_EQ((*results)[0].verdicts[0].reason, "no CUDA device");
+
+  write("ab12/result.json", "{not json");
+  results = readJobResults(dir, jobs);
+  ASSERT_FALSE(bool(results));
+  EXPECT_NE(llvm::toString(results.takeError()).find("result.json"),
+            std::string::npos);
+}
+
+TEST_F(RunnerClientTest, ImportStoresAcceptedKernelsAndOneDecision) {
+  JobSet jobs = makeJobs();
+  ASSERT_FALSE(llvm::errorToBool(writeJobSet(dir, jobs)));
+  write("ab12/result.json", R"({"status": "ok",
+    "device": {"name": "NVIDIA H200"}, "verified_at": "2026-11-30T01:00:00Z",
+    "candidates": [
+      {"verify": "pass", "reason": "", "ref_us": 10, "cand_us": 20,
+       "speedup": 0.5, "accepted": false},
+      {"verify": "pass", "reason": "", "ref_us": 10, "cand_us": 4,
+       "speedup": 2.5, "accepted": true}]})");
+  llvm::Expected<std::unique_ptr<KernelDb>> db =
+      KernelDb::open(path("k.db"), /*create=*/true);
+  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+  llvm::Expected<ImportedResults> imported = importJobResults(**db, dir);
+  ASSERT_TRUE(bool(imported)) << llvm::toString(imported.takeError());
+  EXPECT_EQ(imported->jobsRun, 1);
+  EXPECT_EQ(imported->kernelsAdded, 1);
+  EXPECT_EQ(imported->decisions, 1);
+
+  llvm::Expected<std::optional<KernelRecord>> best =
+      (*db)->bestKernel({"ab12", "sm_90", "13.0", 1});
+  ASSERT_TRUE(bool(best));
+  ASSERT_TRUE(best->has_value());
+  EXPECT_EQ((*best)->source, "// kernel b\n");
+  EXPECT_EQ((*best)->verifiedOn, "NVIDIA H200");
+  EXPECT_EQ((*best)->createdAt, "2026-11-30T01:00:00Z");
+  EXPECT_DOUBLE_EQ((*best)->speedup, 2.5);
+
+  llvm::Expected<std::vector<DecisionRecord>> decisions =
+      (*db)->listDecisions();
+  ASSERT_TRUE(bool(decisions));
+  ASSERT_EQ(decisions->size(), 1u);
+  EXPECT_EQ((*decisions)[0].decision, "spliced");
+  EXPECT_EQ((*decisions)[0].kernelId, (*best)->id);
+}
+
+TEST_F(RunnerClientTest, ExplicitRunnerMustBeExecutable) {
+  write("not-a-runner", "");
+  llvm::Expected<std::string> runner = findRunner(path("not-a-runner"));
+  ASSERT_FALSE(bool(runner));
+  EXPECT_NE(llvm::toString(runner.takeError()).find("is not an executable file"),
+            std::string::npos);
+}
+
+} // namespace
