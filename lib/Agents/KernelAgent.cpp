@@ -26,7 +26,9 @@ cuda_agent::createAgent(llvm::StringRef name, const AgentConfig &config) {
       return llvm::createStringError("agent=db needs a kernel database (db=PATH)");
     return createDbAgent(*config.db, config.cudaVersion);
   }
-  if (name == "builtin" || name == "openai" || name == "torch")
+  if (name == "builtin")
+    return createBuiltinAgent();
+  if (name == "openai" || name == "torch")
     return llvm::createStringError(
         "agent=%s is not part of this build yet; use agent=replay or agent=db",
         name.str().c_str());

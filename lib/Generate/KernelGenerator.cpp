@@ -532,7 +532,7 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
   std::string regionDir = joinPath(workDir, task.regionHash);
   llvm::sys::fs::remove_directories(regionDir);
   Job job{task.regionHash, report.function, report.region, report.kind,
-          task.regionHash + "/reference", {}};
+          task.regionHash + "/reference", {}, task.flops, task.bytes};
   {
     DiagnosticCollector diagnostics(context);
     if (failed(writeBundle(*reference, joinPath(regionDir, "reference"),
@@ -741,6 +741,25 @@ LogicalResult Generator::run() {
 
   LogicalResult result = success();
   if (options.verify == VerifyMode::Bundle) {
+    // Jobs DIR accumulates across compiles (several files, split inputs):
+    // earlier jobs of the same key stay unless this run replaced them.
+    if (llvm::sys::fs::exists(joinPath(workDir, "jobs.json"))) {
+      llvm::Expected<JobSet> earlier = readJobSet(workDir);
+      if (!earlier) {
+        llvm::consumeError(earlier.takeError());
+      } else if (earlier->chip == bundleJobs.chip &&
+                 earlier->cudaVersion == bundleJobs.cudaVersion &&
+                 earlier->contractVersion == bundleJobs.contractVersion) {
+        std::vector<Job> merged;
+        for (Job &job : earlier->jobs)
+          if (llvm::none_of(bundleJobs.jobs,
+                            [&](const Job &j) { return j.hash == job.hash; }))
+            merged.push_back(std::move(job));
+        merged.insert(merged.end(), bundleJobs.jobs.begin(),
+                      bundleJobs.jobs.end());
+        bundleJobs.jobs = std::move(merged);
+      }
+    }
     if (llvm::Error error = writeJobSet(workDir, bundleJobs)) {
       module.emitError() << llvm::toString(std::move(error));
       result = failure();

@@ -67,6 +67,8 @@ llvm::Error cuda_agent::writeJobSet(llvm::StringRef dir, const JobSet &jobs) {
                                  {"region", job.region},
                                  {"kind", job.kind},
                                  {"reference", job.reference},
+                                 {"flops", job.flops},
+                                 {"bytes", job.bytes},
                                  {"candidates", std::move(candidates)}});
   }
   json::Object root{{"version", kJobsVersion},
@@ -120,7 +122,9 @@ llvm::Expected<JobSet> cuda_agent::readJobSet(llvm::StringRef dir) {
       return bad("every job needs a 'hash'");
     Job job{getString(*object, "hash"), getString(*object, "function"),
             getString(*object, "region"), getString(*object, "kind"),
-            getString(*object, "reference"), {}};
+            getString(*object, "reference"), {},
+            object->getInteger("flops").value_or(0),
+            object->getInteger("bytes").value_or(0)};
     if (const json::Array *candidates = object->getArray("candidates"))
       for (const json::Value &entry : *candidates) {
         const json::Object *candidate = entry.getAsObject();

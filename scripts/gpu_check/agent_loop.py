@@ -67,6 +67,48 @@ def run_jobs(stage: Path, runner: Path, out: Path, log) -> tuple[bool, dict]:
     return ok, results
 
 
+COPY_BW = 4.23e12  # bytes/s, the H200's measured device copy bandwidth (shared/GPU.md)
+
+
+def builtin_table(stage: Path, out: Path) -> bool:
+    """The builtin agent's jobs: every region must get a verified kernel; prints
+    default vs builtin vs torch.compile (same run) and the bandwidth reached."""
+    compile_us = {}
+    results_file = out / "results.json"
+    if results_file.exists():
+        for record in json.loads(results_file.read_text()).get("records", []):
+            if record.get("kind") == "op" and record.get("compile_us"):
+                compile_us[record["name"]] = record["compile_us"]
+    rows, ok = [], True
+    for jobs_file in sorted(stage.glob("jobs/builtin-*/jobs.json")):
+        jobs = json.loads(jobs_file.read_text())
+        for job in jobs["jobs"]:
+            result = json.loads((jobs_file.parent / job["hash"] / "result.json").read_text())
+            verdicts = list(zip([c["name"] for c in job["candidates"]], result.get("candidates", [])))
+            passed = [(n, v) for n, v in verdicts if v["verify"] == "pass" and v.get("cand_us")]
+            if not passed:
+                ok = False
+                first = verdicts[0] if verdicts else ("-", {"reason": result.get("error", "no candidates")})
+                rows.append((job["function"], job["kind"], "-", "-", "-", "-", "-", "-",
+                             f"NO VERIFIED KERNEL ({first[0]}: {first[1].get('reason', '')[:80]})"))
+                continue
+            name, best = min(passed, key=lambda nv: nv[1]["cand_us"])
+            bw = job.get("bytes", 0) / (best["cand_us"] * 1e-6) if job.get("bytes") else 0
+            tc = compile_us.get(job["function"])
+            rows.append((job["function"], job["kind"], f"{best['ref_us']:.1f}", f"{best['cand_us']:.1f}",
+                         f"{best['speedup']:.2f}x", f"{bw / 1e12:.2f} TB/s ({100 * bw / COPY_BW:.0f}%)",
+                         f"{tc:.1f}" if tc else "n/a", f"{tc / best['cand_us']:.2f}x" if tc else "n/a",
+                         name + ("" if best.get("accepted") else " (not faster)")))
+    if rows:
+        head = ("region", "kind", "default us", "builtin us", "vs default", "bandwidth (of 4.23)",
+                "compile us", "compile/builtin", "kernel")
+        widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
+        print("\nbuiltin agent: best verified kernel per region (same run)")
+        for r in [head] + rows:
+            print("  " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+    return ok
+
+
 def check_hostile(stage: Path, results: dict) -> bool:
     """Every fixture that reached the runner got its expected verdict."""
     if "hostile" not in results:
@@ -132,5 +174,6 @@ def main(argv=None) -> int:
         ok, results = run_jobs(args.stage, args.runner, args.out, log)
         ok = check_hostile(args.stage, results) and ok
         ok = check_programs(args.stage, args.runner, log) and ok
+        ok = builtin_table(args.stage, args.out) and ok
     (args.out / "agent-loop.json").write_text(json.dumps(results, indent=1))
     return 0 if ok else 1

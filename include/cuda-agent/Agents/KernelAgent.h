@@ -59,6 +59,13 @@ public:
 /// attempted.
 std::unique_ptr<KernelAgent> createReplayAgent(llvm::StringRef dir);
 
+/// The builtin backend (the embedded default): kernels written from the
+/// region's structure (indexing maps, iterator types, body ops), several
+/// variants per region; part 1 covers memory-bound regions (elementwise and
+/// broadcast chains, transposes, reductions and row-wise fused chains).
+/// Deterministic; later turns get the variants not yet attempted.
+std::unique_ptr<KernelAgent> createBuiltinAgent();
+
 /// The db backend: the best kernel the database holds for the task's exact
 /// key (region hash, arch, `cudaVersion`, contract version), proposed again
 /// for verification; nothing on later turns or when the key has none. `db`

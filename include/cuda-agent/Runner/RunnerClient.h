@@ -44,6 +44,8 @@ struct Job {
   std::string hash, function, region, kind;
   std::string reference; ///< Relative to the jobs directory.
   std::vector<JobCandidate> candidates;
+  /// The region's size, as agent-outline counted it.
+  int64_t flops = 0, bytes = 0;
 };
 
 /// What jobs.json holds: the jobs and what their results are keyed by.

@@ -1,0 +1,1087 @@
+//===- BuiltinAgent.cpp - Kernels written from the region's structure -----===//
+//
+// The embedded default agent. It parses the task's region, reads its linalg
+// ops (named ops generalized first) and writes CUDA kernels from their
+// indexing maps, iterator types and bodies; nothing here knows a particular
+// test case. Part 1 covers memory-bound regions:
+//
+//  - elementwise and broadcast chains of any rank (casts included): a flat
+//    grid over the outputs, four elements per thread with 16-byte loads and
+//    stores where the innermost dimension allows, else one;
+//  - the same with one rank-2 transposed input: 32x32 tiles through shared
+//    memory (padded rows, no bank conflicts);
+//  - row programs (the `rows` regions): reductions over trailing dimensions
+//    with any elementwise producers and consumers over the same rows
+//    (softmax, layernorm, row sums): a warp or a block per row, the row's
+//    inputs kept in registers when they fit, warp shuffles and a block
+//    reduction, one read of the row and one write;
+//  - any single reduction: one thread per output element looping over the
+//    reduced dimensions in the reference's order (coalesced for reductions
+//    over outer dimensions).
+//
+// Each region gets several variants (threads, elements per thread, threads
+// per row); the closed loop's timing picks. Contractions and convolutions
+// are not in part 1: their regions get no candidate, with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaExpr.h"
+#include "cuda-agent/Agents/KernelAgent.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <functional>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+namespace {
+
+/// The region as the builtin agent sees it.
+struct Region {
+  func::FuncOp func;
+  SmallVector<Value> inputs, outputs;
+  SmallVector<linalg::GenericOp> generics;
+  /// Tensors that hold one value everywhere (fills, splat constants): the
+  /// value as a C literal of the compute type.
+  llvm::DenseMap<Value, std::string> splats;
+  /// Scalar constants of the function body.
+  llvm::DenseMap<Value, std::string> scalars;
+};
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+Type elementOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+bool isReduction(linalg::GenericOp g) { return g.getNumReductionLoops() > 0; }
+
+/// Reads the region's top-level ops; fails with the reason otherwise.
+LogicalResult readRegion(func::FuncOp func, Region &region, std::string &why) {
+  region.func = func;
+  IRRewriter rewriter(func.getContext());
+  SmallVector<linalg::LinalgOp> named;
+  func.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp, linalg::FillOp>(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    if (isa<linalg::ContractionOpInterface, linalg::ConvolutionOpInterface>(
+            op.getOperation()) ||
+        linalg::isaContractionOpInterface(op)) {
+      why = "contractions and convolutions are not in the builtin agent's "
+            "part 1 (memory-bound regions)";
+      return failure();
+    }
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::generalizeNamedOp(rewriter, op))) {
+      why = "cannot generalize '" + op->getName().getStringRef().str() + "'";
+      return failure();
+    }
+  }
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.hasStaticShape() || !getCType(type.getElementType())) {
+      why = "argument type is not a static tensor of a handled element type";
+      return failure();
+    }
+    region.inputs.push_back(arg);
+  }
+  for (Operation &op : func.getBody().front()) {
+    if (isa<tensor::EmptyOp>(op))
+      continue;
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      Attribute value = constant.getValue();
+      if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+        if (!dense.isSplat()) {
+          why = "non-splat tensor constants are not handled";
+          return failure();
+        }
+        value = dense.getSplatValue<Attribute>();
+      }
+      std::optional<std::string> literal = spellLiteral(value);
+      if (!literal) {
+        why = "a constant the builtin agent cannot spell";
+        return failure();
+      }
+      if (isa<ShapedType>(constant.getType()))
+        region.splats[constant] = *literal;
+      else
+        region.scalars[constant] = *literal;
+      continue;
+    }
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      auto it = region.scalars.find(fill.getInputs()[0]);
+      if (it == region.scalars.end()) {
+        why = "a fill whose value is not a constant";
+        return failure();
+      }
+      region.splats[fill.getResult(0)] = it->second;
+      continue;
+    }
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (!generic.hasPureTensorSemantics()) {
+        why = "a linalg.generic on buffers";
+        return failure();
+      }
+      for (Value result : generic.getResults())
+        if (!getCType(elementOf(result))) {
+          why = "a result element type the builtin agent does not handle";
+          return failure();
+        }
+      region.generics.push_back(generic);
+      continue;
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      region.outputs.assign(ret.getOperands().begin(), ret.getOperands().end());
+      continue;
+    }
+    why = "'" + op.getName().getStringRef().str() + "' is not handled";
+    return failure();
+  }
+  for (Value out : region.outputs)
+    if (!out.getDefiningOp<linalg::GenericOp>()) {
+      why = "a region output that no linalg.generic computes";
+      return failure();
+    }
+  if (region.generics.empty()) {
+    why = "no computation";
+    return failure();
+  }
+  return success();
+}
+
+std::string join(ArrayRef<std::string> parts, StringRef sep = ", ") {
+  return llvm::join(parts.begin(), parts.end(), sep);
+}
+
+/// Row-major offset of `idx` in a tensor of `shape`.
+std::string linearize(ArrayRef<std::string> idx, ArrayRef<int64_t> shape) {
+  if (idx.empty())
+    return "0";
+  std::string offset = "(long long)(" + idx[0] + ")";
+  for (size_t i = 1; i < idx.size(); ++i)
+    offset = "(" + offset + " * " + std::to_string(shape[i]) + " + (" + idx[i] +
+             "))";
+  return offset;
+}
+
+/// Index strings of the row-major position `linear` in `shape`.
+SmallVector<std::string> delinearize(StringRef linear, ArrayRef<int64_t> shape) {
+  SmallVector<std::string> idx(shape.size());
+  int64_t stride = 1;
+  for (int i = int(shape.size()) - 1; i >= 0; --i) {
+    std::string q = stride == 1 ? ("(" + linear + ")").str()
+                                : ("((" + linear + ") / " +
+                                   std::to_string(stride) + "LL)")
+                                      .str();
+    idx[i] = i == 0 ? q : "(" + q + " % " + std::to_string(shape[i]) + "LL)";
+    stride *= shape[i];
+  }
+  return idx;
+}
+
+/// Values of the region's tensors at an element, written as statements:
+/// producers are inlined through their indexing maps, inputs are read by the
+/// kernel's `loadInput`, and values a row kernel already reduced come from
+/// `known`.
+class ElementEvaluator {
+public:
+  ElementEvaluator(const Region &region, StatementWriter &writer)
+      : region(region), writer(writer) {}
+
+  std::function<std::string(unsigned input, ArrayRef<std::string> idx)>
+      loadInput;
+  llvm::DenseMap<Value, std::string> known;
+
+  void forget() { memo.clear(); }
+  StatementWriter &getWriter() { return writer; }
+
+  FailureOr<std::string> valueAt(Value tensor, ArrayRef<std::string> idx,
+                                 std::string &why) {
+    if (auto it = known.find(tensor); it != known.end())
+      return it->second;
+    if (auto it = region.splats.find(tensor); it != region.splats.end())
+      return it->second;
+    if (auto arg = dyn_cast<BlockArgument>(tensor))
+      return loadInput(arg.getArgNumber(), idx);
+    auto generic = tensor.getDefiningOp<linalg::GenericOp>();
+    if (!generic || isReduction(generic)) {
+      why = "a reduced value is read at an element outside its row";
+      return failure();
+    }
+    unsigned resultNumber = cast<OpResult>(tensor).getResultNumber();
+    AffineMap outMap = generic.getIndexingMapMatchingResult(
+        cast<OpResult>(tensor));
+    if (!outMap.isPermutation()) {
+      why = "an output indexing map that is not a permutation";
+      return failure();
+    }
+    SmallVector<std::string> dims(outMap.getNumDims());
+    for (unsigned i = 0; i < outMap.getNumResults(); ++i)
+      dims[outMap.getDimPosition(i)] = idx[i];
+    FailureOr<SmallVector<std::string>> results = evaluate(generic, dims, why);
+    if (failed(results))
+      return failure();
+    return (*results)[resultNumber];
+  }
+
+  /// The operand indices of `map` applied to loop indices `dims`.
+  static FailureOr<SmallVector<std::string>>
+  apply(AffineMap map, ArrayRef<std::string> dims, std::string &why) {
+    SmallVector<std::string> idx;
+    for (AffineExpr e : map.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        idx.push_back(dims[d.getPosition()]);
+      else if (auto c = dyn_cast<AffineConstantExpr>(e))
+        idx.push_back(std::to_string(c.getValue()));
+      else {
+        why = "an indexing map that is not a projected permutation";
+        return failure();
+      }
+    }
+    return idx;
+  }
+
+  /// Binds the block arguments of `generic` at loop indices `dims` (all but
+  /// `skipArg`) into `names`.
+  LogicalResult bindOperands(linalg::GenericOp generic,
+                             ArrayRef<std::string> dims,
+                             llvm::DenseMap<Value, std::string> &names,
+                             std::string &why, Value skipArg = {}) {
+    Block &body = generic.getRegion().front();
+    for (OpOperand &operand : generic->getOpOperands()) {
+      BlockArgument arg = body.getArgument(operand.getOperandNumber());
+      if (arg == skipArg || arg.use_empty())
+        continue;
+      FailureOr<SmallVector<std::string>> idx =
+          apply(generic.getMatchingIndexingMap(&operand), dims, why);
+      if (failed(idx))
+        return failure();
+      FailureOr<std::string> value = valueAt(operand.get(), *idx, why);
+      if (failed(value))
+        return failure();
+      names[arg] = *value;
+    }
+    // Constants from outside the body.
+    for (auto &[value, literal] : region.scalars)
+      names[value] = literal;
+    return success();
+  }
+
+  FailureOr<SmallVector<std::string>>
+  evaluate(linalg::GenericOp generic, ArrayRef<std::string> dims,
+           std::string &why) {
+    std::string key = std::to_string(reinterpret_cast<uintptr_t>(
+                          generic.getOperation())) +
+                      "@" + join(dims, "|");
+    if (auto it = memo.find(key); it != memo.end())
+      return it->second;
+    llvm::DenseMap<Value, std::string> names;
+    if (failed(bindOperands(generic, dims, names, why)))
+      return failure();
+    Block &body = generic.getRegion().front();
+    if (failed(writer.writeBlock(body, names, dims, nullptr, why)))
+      return failure();
+    SmallVector<std::string> results;
+    for (Value yielded : body.getTerminator()->getOperands())
+      results.push_back(names.lookup(yielded));
+    memo[key] = results;
+    return results;
+  }
+
+private:
+  const Region &region;
+  StatementWriter &writer;
+  std::map<std::string, SmallVector<std::string>> memo;
+};
+
+std::string kernelSignature(const Region &region, StringRef name) {
+  SmallVector<std::string> params;
+  for (auto [i, in] : llvm::enumerate(region.inputs))
+    params.push_back("const " + getCType(elementOf(in))->storage +
+                     " *__restrict__ in" + std::to_string(i));
+  for (auto [i, out] : llvm::enumerate(region.outputs))
+    params.push_back(getCType(elementOf(out))->storage + " *__restrict__ out" +
+                     std::to_string(i));
+  return ("extern \"C\" __global__ void " + name + "(" + join(params) + ")").str();
+}
+
+struct Variant {
+  std::string name, source;
+  std::array<int64_t, 3> grid, block;
+};
+
+std::string launchJson(const Variant &v, StringRef kernel) {
+  return llvm::formatv("{{\"launches\": [{{\"kernel\": \"{0}\", \"grid\": [{1}, "
+                       "{2}, {3}], \"block\": [{4}, {5}, {6}], "
+                       "\"shared_bytes\": 0}]}",
+                       kernel, v.grid[0], v.grid[1], v.grid[2], v.block[0],
+                       v.block[1], v.block[2])
+      .str();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise: a flat grid over the outputs (and the transposed-tile form).
+//===----------------------------------------------------------------------===//
+
+/// All generics parallel and all outputs of one shape: the elementwise class.
+bool isElementwise(const Region &region) {
+  if (llvm::any_of(region.generics, isReduction))
+    return false;
+  ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
+  return llvm::all_of(region.outputs,
+                      [&](Value out) { return shapeOf(out) == shape; });
+}
+
+FailureOr<Variant> writeFlat(const Region &region, int vector, int threads,
+                             std::string &why) {
+  ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
+  int64_t total = product(shape);
+  int rank = shape.size();
+  std::string body;
+  unsigned counter = 0;
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  llvm::DenseMap<Value, std::string> vectors; // float4 loads of this chunk
+  std::string lastDim;
+  int lane = 0;
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
+    Value in = region.inputs[i];
+    Type type = elementOf(in);
+    bool contiguous = vector == 4 && type.isF32() && rank > 0 &&
+                      !idx.empty() && idx.back() == lastDim &&
+                      shapeOf(in).back() == shape.back();
+    if (!contiguous)
+      return writer.bind(getCType(type)->compute,
+                         loadAs(type, "in" + std::to_string(i) + "[" +
+                                          linearize(idx, shapeOf(in)) + "]"));
+    // Lane 0 loads the four lanes with one 16-byte load.
+    if (lane == 0) {
+      SmallVector<std::string> idx0(idx);
+      idx0.back() = "(i" + std::to_string(rank - 1) + ")";
+      std::string name = writer.fresh();
+      body += "    const float4 " + name +
+              " = *reinterpret_cast<const float4 *>(in" + std::to_string(i) +
+              " + " + linearize(idx0, shapeOf(in)) + ");\n";
+      vectors[in] = name;
+    }
+    static const char *fields[] = {".x", ".y", ".z", ".w"};
+    return vectors.lookup(in) + fields[lane];
+  };
+
+  std::string kernel = "ew";
+  std::string src = getPrelude().str() + "\n" + kernelSignature(region, kernel) +
+                    " {\n";
+  int64_t chunks = total / vector;
+  src += llvm::formatv("  for (long long chunk = blockIdx.x * (long long)"
+                       "blockDim.x + threadIdx.x; chunk < {0}LL; chunk += "
+                       "(long long)gridDim.x * blockDim.x) {{\n"
+                       "    const long long base = chunk * {1};\n",
+                       chunks, vector)
+             .str();
+  SmallVector<std::string> idx = delinearize("base", shape);
+  for (int d = 0; d < rank; ++d)
+    src += "    const long long i" + std::to_string(d) + " = " + idx[d] + ";\n";
+  SmallVector<SmallVector<std::string>> values(region.outputs.size());
+  for (lane = 0; lane < vector; ++lane) {
+    SmallVector<std::string> at;
+    for (int d = 0; d < rank; ++d)
+      at.push_back("(i" + std::to_string(d) + ")");
+    if (rank > 0 && lane > 0)
+      at.back() = "(i" + std::to_string(rank - 1) + " + " +
+                  std::to_string(lane) + ")";
+    lastDim = rank > 0 ? at.back() : "";
+    eval.forget();
+    for (auto [o, out] : llvm::enumerate(region.outputs)) {
+      FailureOr<std::string> v = eval.valueAt(out, at, why);
+      if (failed(v))
+        return failure();
+      values[o].push_back(*v);
+    }
+  }
+  src += body;
+  for (auto [o, out] : llvm::enumerate(region.outputs)) {
+    Type type = elementOf(out);
+    std::string name = "out" + std::to_string(o);
+    if (vector == 4 && type.isF32()) {
+      src += "    *reinterpret_cast<float4 *>(" + name + " + base) = make_float4(" +
+             join(values[o]) + ");\n";
+      continue;
+    }
+    for (int l = 0; l < vector; ++l)
+      src += "    " + name + "[base + " + std::to_string(l) +
+             "] = " + storeAs(type, values[o][l]) + ";\n";
+  }
+  src += "  }\n}\n";
+  int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((chunks + threads - 1) / threads, 1 << 20));
+  return Variant{llvm::formatv("flat-v{0}-t{1}", vector, threads).str(), src,
+                 {blocks, 1, 1}, {threads, 1, 1}};
+}
+
+/// The one rank-2 input read transposed ((d0, d1) -> (d1, d0)) by a generic
+/// over the outputs' shape, if there is exactly one.
+std::optional<unsigned> findTransposedInput(const Region &region) {
+  if (shapeOf(region.outputs.front()).size() != 2)
+    return std::nullopt;
+  std::optional<unsigned> found;
+  for (linalg::GenericOp generic : region.generics)
+    for (OpOperand *operand : generic.getDpsInputOperands()) {
+      auto arg = dyn_cast<BlockArgument>(operand->get());
+      AffineMap map = generic.getMatchingIndexingMap(operand);
+      if (!arg || map.getNumDims() != 2 || !map.isPermutation() ||
+          map.isIdentity())
+        continue;
+      if (found && *found != arg.getArgNumber())
+        return std::nullopt;
+      found = arg.getArgNumber();
+    }
+  return found;
+}
+
+FailureOr<Variant> writeTransposeTile(const Region &region, unsigned transposed,
+                                      int rowsPerPass, std::string &why) {
+  ArrayRef<int64_t> shape = shapeOf(region.outputs.front()); // [D0, D1]
+  Value tin = region.inputs[transposed];
+  Type ttype = elementOf(tin);
+  std::string body;
+  unsigned counter = 0;
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
+    Value in = region.inputs[i];
+    if (i == transposed && idx.size() == 2 && idx[0] == "(d1)" &&
+        idx[1] == "(d0)")
+      return "tile[threadIdx.x][k]";
+    return writer.bind(getCType(elementOf(in))->compute,
+                       loadAs(elementOf(in), "in" + std::to_string(i) + "[" +
+                                                 linearize(idx, shapeOf(in)) +
+                                                 "]"));
+  };
+  SmallVector<std::string> values;
+  for (Value out : region.outputs) {
+    FailureOr<std::string> v = eval.valueAt(out, {"(d0)", "(d1)"}, why);
+    if (failed(v))
+      return failure();
+    values.push_back(*v);
+  }
+  std::string kernel = "transpose_tile";
+  std::string src = getPrelude().str() + "\n" + kernelSignature(region, kernel) + " {\n";
+  src += llvm::formatv(
+             "  __shared__ float tile[32][33];\n"
+             "  const long long r0 = blockIdx.y * 32LL, c0 = blockIdx.x * 32LL;\n"
+             "  // Rows of the input (columns of the output), read along d0.\n"
+             "  for (int k = threadIdx.y; k < 32; k += {0}) {{\n"
+             "    const long long j = c0 + k, i = r0 + threadIdx.x;\n"
+             "    if (j < {1}LL && i < {2}LL)\n"
+             "      tile[k][threadIdx.x] = {3};\n"
+             "  }\n"
+             "  __syncthreads();\n"
+             "  for (int k = threadIdx.y; k < 32; k += {0}) {{\n"
+             "    const long long d0 = r0 + k, d1 = c0 + threadIdx.x;\n"
+             "    if (d0 >= {2}LL || d1 >= {1}LL)\n"
+             "      continue;\n",
+             rowsPerPass, shape[1], shape[0],
+             loadAs(ttype, "in" + std::to_string(transposed) + "[j * " +
+                               std::to_string(shape[0]) + "LL + i]"))
+             .str();
+  src += body;
+  for (auto [o, out] : llvm::enumerate(region.outputs))
+    src += "    out" + std::to_string(o) + "[d0 * " + std::to_string(shape[1]) +
+           "LL + d1] = " + storeAs(elementOf(out), values[o]) + ";\n";
+  src += "  }\n}\n";
+  return Variant{llvm::formatv("tile32-r{0}", rowsPerPass).str(), src,
+                 {(shape[1] + 31) / 32, (shape[0] + 31) / 32, 1},
+                 {32, rowsPerPass, 1}};
+}
+
+//===----------------------------------------------------------------------===//
+// Row programs: reductions over trailing dimensions and what surrounds them.
+//===----------------------------------------------------------------------===//
+
+enum class RowClass { Full, PerRow, PerCol };
+
+struct RowShape {
+  SmallVector<int64_t> rowDims, colDims;
+  int64_t rows = 0, cols = 0;
+};
+
+/// Whether a region output holds whole rows (else one value per row).
+bool isWholeRows(Value out, const RowShape &rs) {
+  auto g = out.getDefiningOp<linalg::GenericOp>();
+  return g && !isReduction(g) &&
+         g.getNumLoops() == rs.rowDims.size() + rs.colDims.size();
+}
+
+/// Whether `map` is (d0, ..., d[n-1]) -> (d0, ..., d[p-1]).
+bool isLeadingDims(AffineMap map, unsigned p) {
+  if (map.getNumResults() != p)
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || d.getPosition() != i)
+      return false;
+  }
+  return true;
+}
+
+/// Checks that the region is a row program and returns its row split.
+FailureOr<RowShape> analyzeRows(const Region &region, std::string &why) {
+  RowShape rs;
+  bool found = false;
+  for (linalg::GenericOp g : region.generics) {
+    if (!isReduction(g))
+      continue;
+    SmallVector<utils::IteratorType> iterators = g.getIteratorTypesArray();
+    unsigned p = 0;
+    while (p < iterators.size() && iterators[p] == utils::IteratorType::parallel)
+      ++p;
+    for (unsigned i = p; i < iterators.size(); ++i)
+      if (iterators[i] != utils::IteratorType::reduction) {
+        why = "a reduction whose reduced dimensions are not the trailing ones";
+        return failure();
+      }
+    SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+    SmallVector<int64_t> rowDims(ranges.begin(), ranges.begin() + p);
+    SmallVector<int64_t> colDims(ranges.begin() + p, ranges.end());
+    if (found && (rowDims != rs.rowDims || colDims != rs.colDims)) {
+      why = "reductions over different row shapes";
+      return failure();
+    }
+    found = true;
+    rs.rowDims = rowDims;
+    rs.colDims = colDims;
+    if (g.getNumDpsInits() != 1 ||
+        !isLeadingDims(g.getMatchingIndexingMap(g.getDpsInitOperand(0)), p) ||
+        !region.splats.count(g.getDpsInitOperand(0)->get())) {
+      why = "a reduction whose output is not the rows, initialized by a fill";
+      return failure();
+    }
+  }
+  if (!found) {
+    why = "no reduction";
+    return failure();
+  }
+  rs.rows = product(rs.rowDims);
+  rs.cols = product(rs.colDims);
+  unsigned p = rs.rowDims.size(), rank = p + rs.colDims.size();
+  for (linalg::GenericOp g : region.generics) {
+    unsigned loops = g.getNumLoops();
+    if (loops != rank && loops != p) {
+      why = "an elementwise op over another shape than the rows";
+      return failure();
+    }
+    for (OpOperand &operand : g->getOpOperands()) {
+      if (g.isDpsInit(&operand) && isReduction(g))
+        continue;
+      if (g.isDpsInit(&operand) &&
+          g.getRegion().front().getArgument(operand.getOperandNumber()).use_empty())
+        continue;
+      Value v = operand.get();
+      AffineMap map = g.getMatchingIndexingMap(&operand);
+      ArrayRef<int64_t> shape = shapeOf(v);
+      SmallVector<int64_t> full(rs.rowDims);
+      full.append(rs.colDims.begin(), rs.colDims.end());
+      bool ok = region.splats.count(v) ||
+                (loops == rank && map.isIdentity() &&
+                 shape == ArrayRef<int64_t>(full)) ||
+                (isLeadingDims(map, p) && shape == ArrayRef<int64_t>(rs.rowDims)) ||
+                (loops == rank && map.isMinorIdentity() &&
+                 map.getNumResults() == rs.colDims.size() &&
+                 shape == ArrayRef<int64_t>(rs.colDims));
+      if (!ok) {
+        why = "an operand that is not the rows, one value per row or per "
+              "column with the matching indexing map";
+        return failure();
+      }
+    }
+  }
+  // Outputs are generic results (readRegion checked): whole rows or one
+  // value per row, by the loops of their producer.
+  (void)rank;
+  return rs;
+}
+
+/// A group of `group` threads per row (a warp, or the whole block), `vector`
+/// consecutive columns per thread and step, the row's full inputs kept in
+/// registers when `cache`.
+FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group,
+                             int blockThreads, int vector, bool cache,
+                             std::string &why) {
+  int64_t per = (rs.cols + int64_t(group) * vector - 1) / (int64_t(group) * vector);
+  std::string src = getPrelude().str() + "\n" + kernelSignature(region, "rows") + " {\n";
+  int rowsPerBlock = blockThreads / group;
+  src += llvm::formatv("  const long long row = (long long)blockIdx.x * {0} + "
+                       "threadIdx.x / {1};\n"
+                       "  const int t = threadIdx.x % {1};\n",
+                       rowsPerBlock, group)
+             .str();
+  if (rowsPerBlock > 1)
+    src += llvm::formatv("  if (row >= {0}LL)\n    return;\n", rs.rows).str();
+  SmallVector<std::string> rowIdx = delinearize("row", rs.rowDims);
+
+  unsigned counter = 0;
+  // Full inputs: loaded once into registers (cache), or per step.
+  SmallVector<int64_t> fullShape(rs.rowDims);
+  fullShape.append(rs.colDims.begin(), rs.colDims.end());
+  SmallVector<unsigned> fullInputs;
+  for (auto [i, in] : llvm::enumerate(region.inputs))
+    if (shapeOf(in) == ArrayRef<int64_t>(fullShape))
+      fullInputs.push_back(i);
+  auto vectorLoad = [&](unsigned i) {
+    Type type = elementOf(region.inputs[i]);
+    return vector == 4 && type.isF32();
+  };
+  std::string fieldsOf[4] = {".x", ".y", ".z", ".w"};
+  if (cache) {
+    for (unsigned i : fullInputs) {
+      Type type = elementOf(region.inputs[i]);
+      src += llvm::formatv("  float x{0}[{1}][{2}];\n"
+                           "  for (int j = 0; j < {1}; ++j) {{\n"
+                           "    const long long c = ((long long)j * {3} + t) * {2};\n"
+                           "    if (c >= {4}LL)\n      continue;\n",
+                           i, per, vector, group, rs.cols)
+                 .str();
+      std::string base = "in" + std::to_string(i) + " + row * " +
+                         std::to_string(rs.cols) + "LL + c";
+      if (vectorLoad(i)) {
+        src += "    const float4 q = *reinterpret_cast<const float4 *>(" + base + ");\n";
+        for (int v = 0; v < 4; ++v)
+          src += llvm::formatv("    x{0}[j][{1}] = q{2};\n", i, v, fieldsOf[v]).str();
+      } else {
+        for (int v = 0; v < vector; ++v)
+          src += llvm::formatv("    x{0}[j][{1}] = {2};\n", i, v,
+                               loadAs(type, "(" + base + ")[" + std::to_string(v) + "]"))
+                     .str();
+      }
+      src += "  }\n";
+    }
+  }
+
+  // One pass over the row's columns: `emit(evaluator, lane, idx)` writes the
+  // per-element statements.
+  auto pass = [&](llvm::function_ref<LogicalResult(ElementEvaluator &, int,
+                                                   ArrayRef<std::string>,
+                                                   std::string &)>
+                      emit,
+                  const llvm::DenseMap<Value, std::string> &known)
+      -> FailureOr<std::string> {
+    std::string body;
+    StatementWriter writer(body, counter);
+    ElementEvaluator eval(region, writer);
+    eval.known = known;
+    int lane = 0;
+    llvm::DenseMap<unsigned, std::string> loaded;
+    eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
+      Value in = region.inputs[i];
+      Type type = elementOf(in);
+      std::string ref = "in" + std::to_string(i);
+      RowClass cls = ArrayRef<std::string>(idx) == ArrayRef<std::string>(rowIdx)
+                         ? RowClass::PerRow
+                     : idx.size() == rowIdx.size() + rs.colDims.size()
+                         ? RowClass::Full
+                         : RowClass::PerCol;
+      switch (cls) {
+      case RowClass::Full:
+        if (cache)
+          return "x" + std::to_string(i) + "[j][" + std::to_string(lane) + "]";
+        if (vectorLoad(i)) {
+          if (lane == 0) {
+            std::string name = writer.fresh();
+            body += "    const float4 " + name +
+                    " = *reinterpret_cast<const float4 *>(" + ref + " + row * " +
+                    std::to_string(rs.cols) + "LL + c);\n";
+            loaded[i] = name;
+          }
+          return loaded[i] + fieldsOf[lane];
+        }
+        return writer.bind(getCType(type)->compute,
+                           loadAs(type, ref + "[row * " + std::to_string(rs.cols) +
+                                            "LL + c + " + std::to_string(lane) +
+                                            "]"));
+      case RowClass::PerRow:
+        return writer.bind(getCType(type)->compute, loadAs(type, ref + "[row]"));
+      case RowClass::PerCol:
+        return writer.bind(getCType(type)->compute,
+                           loadAs(type, ref + "[c + " + std::to_string(lane) + "]"));
+      }
+      return "0";
+    };
+    for (lane = 0; lane < vector; ++lane) {
+      SmallVector<std::string> idx(rowIdx);
+      SmallVector<std::string> colIdx = delinearize(
+          "c + " + std::to_string(lane), rs.colDims);
+      idx.append(colIdx.begin(), colIdx.end());
+      eval.forget();
+      if (failed(emit(eval, lane, idx, why)))
+        return failure();
+    }
+    return llvm::formatv("  for (int j = 0; j < {0}; ++j) {{\n"
+                         "    const long long c = ((long long)j * {1} + t) * {2};\n"
+                         "    if (c >= {3}LL)\n      continue;\n{4}  }\n",
+                         per, group, vector, rs.cols, body)
+        .str();
+  };
+
+  llvm::DenseMap<Value, std::string> known;
+  unsigned reductions = 0;
+  for (linalg::GenericOp g : region.generics) {
+    if (!isReduction(g)) {
+      if (g.getNumLoops() != rs.rowDims.size())
+        continue; // over the whole row: inlined where it is read
+      // One value per row: every thread computes it.
+      std::string body;
+      StatementWriter writer(body, counter);
+      ElementEvaluator eval(region, writer);
+      eval.known = known;
+      eval.loadInput = [&](unsigned i, ArrayRef<std::string>) {
+        Type type = elementOf(region.inputs[i]);
+        return writer.bind(getCType(type)->compute,
+                           loadAs(type, "in" + std::to_string(i) + "[row]"));
+      };
+      FailureOr<SmallVector<std::string>> values = eval.evaluate(g, rowIdx, why);
+      if (failed(values))
+        return failure();
+      src += body;
+      for (auto [r, result] : llvm::enumerate(g.getResults()))
+        known[result] = (*values)[r];
+      continue;
+    }
+    Block &reduceBody = g.getRegion().front();
+    BlockArgument accArg = reduceBody.getArgument(g.getNumDpsInputs());
+    FailureOr<Combiner> combiner = findCombiner(reduceBody, accArg, why);
+    if (failed(combiner))
+      return failure();
+    std::string ctype = getCType(elementOf(g.getResult(0)))->compute;
+    std::string acc = "acc" + std::to_string(reductions);
+    src += "  " + ctype + " " + acc + " = " + combiner->identity + ";\n";
+    FailureOr<std::string> loop = pass(
+        [&](ElementEvaluator &eval, int, ArrayRef<std::string> idx,
+            std::string &why) -> LogicalResult {
+          llvm::DenseMap<Value, std::string> names;
+          if (failed(eval.bindOperands(g, idx, names, why, accArg)))
+            return failure();
+          StatementWriter &writer = eval.getWriter();
+          if (failed(writer.writeBlock(reduceBody, names, idx, combiner->op, why)))
+            return failure();
+          std::string mapped =
+              names.lookup(combiner->op->getOperand(combiner->otherOperand));
+          writer.append("    " + acc + " = " + combiner->combine(acc, mapped) +
+                        ";\n");
+          return success();
+        },
+        known);
+    if (failed(loop))
+      return failure();
+    src += *loop;
+    // Across the group: shuffles within each warp, then the warps' partials
+    // through shared memory; every thread ends with the same value.
+    src += llvm::formatv("  for (int o = 16; o > 0; o /= 2)\n"
+                         "    {0} = {1};\n",
+                         acc,
+                         combiner->combine(acc, "__shfl_xor_sync(0xffffffffu, " +
+                                                    acc + ", o)"))
+               .str();
+    if (group > 32) {
+      src += llvm::formatv("  __shared__ {0} part{1}[32];\n"
+                           "  if (t % 32 == 0)\n    part{1}[t / 32] = {2};\n"
+                           "  __syncthreads();\n"
+                           "  {2} = part{1}[0];\n"
+                           "  for (int w = 1; w < {3}; ++w)\n    {2} = {4};\n",
+                           ctype, reductions, acc, group / 32,
+                           combiner->combine(acc, "part" +
+                                                      std::to_string(reductions) +
+                                                      "[w]"))
+                 .str();
+    }
+    // The fill's value enters once.
+    std::string init = region.splats.lookup(g.getDpsInitOperand(0)->get());
+    std::string result = "red" + std::to_string(reductions);
+    src += "  const " + ctype + " " + result + " = " +
+           combiner->combine(init, acc) + ";\n";
+    known[g.getResult(0)] = result;
+    ++reductions;
+  }
+
+  // The outputs: whole rows in a last pass, one value per row from thread 0.
+  SmallVector<unsigned> fullOutputs;
+  for (auto [o, out] : llvm::enumerate(region.outputs)) {
+    if (isWholeRows(out, rs)) {
+      fullOutputs.push_back(o);
+      continue;
+    }
+    std::string body;
+    StatementWriter writer(body, counter);
+    ElementEvaluator eval(region, writer);
+    eval.known = known;
+    eval.loadInput = [&](unsigned i, ArrayRef<std::string>) {
+      Type type = elementOf(region.inputs[i]);
+      return writer.bind(getCType(type)->compute,
+                         loadAs(type, "in" + std::to_string(i) + "[row]"));
+    };
+    FailureOr<std::string> value = eval.valueAt(out, rowIdx, why);
+    if (failed(value))
+      return failure();
+    src += body + "  if (t == 0)\n    out" + std::to_string(o) + "[row] = " +
+           storeAs(elementOf(out), *value) + ";\n";
+  }
+  if (!fullOutputs.empty()) {
+    SmallVector<SmallVector<std::string>> lanes(fullOutputs.size());
+    FailureOr<std::string> loop = pass(
+        [&](ElementEvaluator &eval, int lane, ArrayRef<std::string> idx,
+            std::string &why) -> LogicalResult {
+          for (auto [k, o] : llvm::enumerate(fullOutputs)) {
+            FailureOr<std::string> v = eval.valueAt(region.outputs[o], idx, why);
+            if (failed(v))
+              return failure();
+            lanes[k].push_back(*v);
+          }
+          if (lane + 1 < vector)
+            return success();
+          // After the last lane: the stores.
+          StatementWriter &writer = eval.getWriter();
+          for (auto [k, o] : llvm::enumerate(fullOutputs)) {
+            Type type = elementOf(region.outputs[o]);
+            std::string ptr = "out" + std::to_string(o) + " + row * " +
+                              std::to_string(rs.cols) + "LL + c";
+            if (vector == 4 && type.isF32()) {
+              writer.append("    *reinterpret_cast<float4 *>(" + ptr +
+                            ") = make_float4(" + join(lanes[k]) + ");\n");
+              continue;
+            }
+            for (int l = 0; l < vector; ++l)
+              writer.append("    (" + ptr + ")[" + std::to_string(l) + "] = " +
+                            storeAs(type, lanes[k][l]) + ";\n");
+          }
+          return success();
+        },
+        known);
+    if (failed(loop))
+      return failure();
+    src += *loop;
+  }
+  src += "}\n";
+  int64_t blocks = (rs.rows + rowsPerBlock - 1) / rowsPerBlock;
+  return Variant{llvm::formatv("rows-g{0}-b{1}-v{2}{3}", group, blockThreads,
+                               vector, cache ? "-cached" : "")
+                     .str(),
+                 src, {blocks, 1, 1}, {blockThreads, 1, 1}};
+}
+
+//===----------------------------------------------------------------------===//
+// Any single reduction: a thread per output element, the reference's order.
+//===----------------------------------------------------------------------===//
+
+FailureOr<Variant> writeSerialReduction(const Region &region, int threads,
+                                        std::string &why) {
+  SmallVector<linalg::GenericOp> reductions;
+  for (linalg::GenericOp g : region.generics)
+    if (isReduction(g))
+      reductions.push_back(g);
+  if (reductions.size() != 1 || region.outputs.size() != 1 ||
+      region.outputs[0] != reductions[0].getResult(0) ||
+      reductions[0].getNumDpsInits() != 1 ||
+      !region.splats.count(reductions[0].getDpsInitOperand(0)->get())) {
+    why = "not a single reduction into a filled output";
+    return failure();
+  }
+  linalg::GenericOp g = reductions[0];
+  Value out = region.outputs[0];
+  AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation()) {
+    why = "a reduction output map that is not a projected permutation";
+    return failure();
+  }
+  ArrayRef<int64_t> outShape = shapeOf(out);
+  SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+  SmallVector<std::string> dims(ranges.size());
+  SmallVector<std::string> idx = delinearize("e", outShape);
+  for (unsigned k = 0; k < outMap.getNumResults(); ++k)
+    dims[outMap.getDimPosition(k)] = idx[k];
+  std::string loops, close;
+  for (auto [d, type] : llvm::enumerate(g.getIteratorTypesArray())) {
+    if (type != utils::IteratorType::reduction)
+      continue;
+    std::string var = "r" + std::to_string(d);
+    dims[d] = var;
+    loops += llvm::formatv("    for (long long {0} = 0; {0} < {1}LL; ++{0}) {{\n",
+                           var, ranges[d])
+                 .str();
+    close += "    }\n";
+  }
+  Block &reduceBody = g.getRegion().front();
+  BlockArgument accArg = reduceBody.getArgument(g.getNumDpsInputs());
+  FailureOr<Combiner> combiner = findCombiner(reduceBody, accArg, why);
+  if (failed(combiner))
+    return failure();
+  std::string body;
+  unsigned counter = 0;
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
+    Value in = region.inputs[i];
+    return writer.bind(getCType(elementOf(in))->compute,
+                       loadAs(elementOf(in), "in" + std::to_string(i) + "[" +
+                                                 linearize(at, shapeOf(in)) + "]"));
+  };
+  llvm::DenseMap<Value, std::string> names;
+  if (failed(eval.bindOperands(g, dims, names, why, accArg)) ||
+      failed(writer.writeBlock(reduceBody, names, dims, combiner->op, why)))
+    return failure();
+  std::string mapped = names.lookup(combiner->op->getOperand(combiner->otherOperand));
+  std::string ctype = getCType(elementOf(out))->compute;
+  int64_t total = product(outShape);
+  std::string src = getPrelude().str() + "\n" + kernelSignature(region, "reduce") +
+                    " {\n";
+  src += llvm::formatv("  for (long long e = blockIdx.x * (long long)blockDim.x + "
+                       "threadIdx.x; e < {0}LL; e += (long long)gridDim.x * "
+                       "blockDim.x) {{\n"
+                       "    {1} acc = {2};\n",
+                       total, ctype, region.splats.lookup(g.getDpsInitOperand(0)->get()))
+             .str();
+  src += loops + body + "    acc = " +
+         combiner->combine("acc", mapped) + ";\n" + close;
+  src += "    out0[e] = " + storeAs(elementOf(out), "acc") + ";\n  }\n}\n";
+  int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((total + threads - 1) / threads, 1 << 20));
+  return Variant{llvm::formatv("serial-t{0}", threads).str(), src,
+                 {blocks, 1, 1}, {threads, 1, 1}};
+}
+
+/// Every variant the builtin agent can write for `region`, best guess first;
+/// `why` says why there is none.
+std::vector<Variant> writeVariants(const Region &region, std::string &why) {
+  std::vector<Variant> variants;
+  std::string reason;
+  auto add = [&](FailureOr<Variant> variant) {
+    if (succeeded(variant))
+      variants.push_back(std::move(*variant));
+    else if (why.empty())
+      why = reason;
+  };
+  if (isElementwise(region)) {
+    if (std::optional<unsigned> t = findTransposedInput(region)) {
+      add(writeTransposeTile(region, *t, 8, reason));
+      add(writeTransposeTile(region, *t, 16, reason));
+    }
+    ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
+    bool four = !shape.empty() && shape.back() % 4 == 0;
+    if (four) {
+      add(writeFlat(region, 4, 256, reason));
+      add(writeFlat(region, 4, 512, reason));
+    }
+    add(writeFlat(region, 1, 256, reason));
+    return variants;
+  }
+  FailureOr<RowShape> rows = analyzeRows(region, reason);
+  if (succeeded(rows)) {
+    int vector = rows->cols % 4 == 0 ? 4 : 1;
+    auto rowVariant = [&](int group, int block) {
+      int64_t per = (rows->cols + int64_t(group) * vector - 1) /
+                    (int64_t(group) * vector);
+      add(writeRows(region, *rows, group, block, vector, per * vector <= 32,
+                    reason));
+    };
+    if (rows->cols <= 1024) {
+      rowVariant(32, 256);
+      rowVariant(128, 128);
+    } else {
+      rowVariant(1024, 1024);
+      rowVariant(512, 512);
+      rowVariant(256, 256);
+    }
+  } else {
+    why = reason;
+  }
+  reason.clear();
+  add(writeSerialReduction(region, 256, reason));
+  if (!variants.empty())
+    why.clear();
+  return variants;
+}
+
+class BuiltinAgent final : public KernelAgent {
+public:
+  BuiltinAgent() {
+    DialectRegistry registry;
+    registry.insert<arith::ArithDialect, func::FuncDialect,
+                    linalg::LinalgDialect, math::MathDialect,
+                    tensor::TensorDialect>();
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  llvm::StringRef getName() const override { return "builtin"; }
+
+  llvm::Expected<std::vector<Candidate>>
+  propose(const KernelTask &task, llvm::ArrayRef<Attempt> history,
+          unsigned count) override {
+    // Parse errors go into the reason, not to the compiler's stderr.
+    std::string diagnostics;
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      diagnostics += d.str() + "; ";
+      return success();
+    });
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(task.regionMlir, &context);
+    if (!module)
+      return llvm::createStringError("cannot parse the region: %s",
+                                     diagnostics.c_str());
+    auto func = module->lookupSymbol<func::FuncOp>("region");
+    if (!func)
+      return llvm::createStringError("the task has no @region");
+    Region region;
+    std::string why;
+    if (failed(readRegion(func, region, why)))
+      return llvm::createStringError("%s", why.c_str());
+    std::vector<Variant> variants = writeVariants(region, why);
+    if (variants.empty())
+      return llvm::createStringError("%s", why.c_str());
+    std::vector<Candidate> candidates;
+    for (Variant &variant : variants) {
+      if (candidates.size() == count)
+        break;
+      if (llvm::any_of(history, [&](const Attempt &a) {
+            return a.candidate.name == variant.name;
+          }))
+        continue;
+      std::string kernel = variant.source.substr(
+          variant.source.find("__global__ void ") + 16);
+      kernel = kernel.substr(0, kernel.find('('));
+      candidates.push_back({variant.name, variant.source,
+                            launchJson(variant, kernel), "builtin",
+                            "structure-v1"});
+    }
+    return candidates;
+  }
+
+private:
+  MLIRContext context{MLIRContext::Threading::DISABLED};
+};
+
+} // namespace
+
+std::unique_ptr<KernelAgent> cuda_agent::createBuiltinAgent() {
+  return std::make_unique<BuiltinAgent>();
+}

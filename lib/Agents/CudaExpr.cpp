@@ -1,0 +1,372 @@
+//===- CudaExpr.cpp - linalg bodies as CUDA C statements ------------------===//
+
+#include "CudaExpr.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent::builtin;
+
+std::optional<CType> cuda_agent::builtin::getCType(Type type) {
+  if (type.isF32())
+    return CType{"float", "float"};
+  if (type.isF16())
+    return CType{"__half", "float"};
+  if (type.isBF16())
+    return CType{"__nv_bfloat16", "float"};
+  if (type.isF64())
+    return CType{"double", "double"};
+  if (type.isInteger(1))
+    return CType{"bool", "bool"};
+  if (type.isInteger(8))
+    return CType{"signed char", "int"};
+  if (type.isInteger(16))
+    return CType{"short", "int"};
+  if (type.isInteger(32) || type.isIndex())
+    return CType{"int", "int"};
+  if (type.isInteger(64))
+    return CType{"long long", "long long"};
+  return std::nullopt;
+}
+
+std::string cuda_agent::builtin::loadAs(Type type, StringRef ref) {
+  if (type.isF16())
+    return ("__half2float(" + ref + ")").str();
+  if (type.isBF16())
+    return ("__bfloat162float(" + ref + ")").str();
+  return ref.str();
+}
+
+std::string cuda_agent::builtin::storeAs(Type type, StringRef value) {
+  if (type.isF16())
+    return ("__float2half_rn(" + value + ")").str();
+  if (type.isBF16())
+    return ("__float2bfloat16_rn(" + value + ")").str();
+  return ("(" + getCType(type)->storage + ")(" + value + ")").str();
+}
+
+StringRef cuda_agent::builtin::getPrelude() {
+  return R"cuda(#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+// arith.maximumf / minimumf: NaN in, NaN out (fmaxf would drop it).
+__device__ __forceinline__ float ca_maximum(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b);
+}
+__device__ __forceinline__ float ca_minimum(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
+}
+__device__ __forceinline__ double ca_maximum(double a, double b) {
+  return (a != a || b != b) ? __longlong_as_double(0x7ff8000000000000LL) : fmax(a, b);
+}
+__device__ __forceinline__ double ca_minimum(double a, double b) {
+  return (a != a || b != b) ? __longlong_as_double(0x7ff8000000000000LL) : fmin(a, b);
+}
+)cuda";
+}
+
+std::optional<std::string> cuda_agent::builtin::spellLiteral(Attribute attr) {
+  if (auto f = dyn_cast<FloatAttr>(attr)) {
+    if (f.getType().isF64())
+      return llvm::formatv("__longlong_as_double(0x{0:x-16}LL)",
+                           f.getValue().bitcastToAPInt().getZExtValue())
+          .str();
+    // f32, and f16/bf16 widened exactly to float.
+    bool lost = false;
+    llvm::APFloat value = f.getValue();
+    value.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
+                  &lost);
+    return llvm::formatv("__int_as_float(0x{0:x-8})",
+                         value.bitcastToAPInt().getZExtValue())
+        .str();
+  }
+  if (auto i = dyn_cast<IntegerAttr>(attr)) {
+    if (i.getType().isInteger(1))
+      return std::string(i.getValue().isZero() ? "false" : "true");
+    return std::to_string(i.getValue().getSExtValue()) +
+           (i.getType().getIntOrFloatBitWidth() > 32 ? "LL" : "");
+  }
+  return std::nullopt;
+}
+
+namespace {
+std::string mathName(StringRef base, Type type) {
+  return type.isF64() ? base.str() : (base + "f").str();
+}
+
+std::optional<std::string> spellCmpF(arith::CmpFPredicate p, StringRef a,
+                                     StringRef b) {
+  std::string x = a.str(), y = b.str();
+  std::string nan = "(" + x + " != " + x + " || " + y + " != " + y + ")";
+  switch (p) {
+  case arith::CmpFPredicate::OEQ:
+    return x + " == " + y;
+  case arith::CmpFPredicate::OGT:
+    return x + " > " + y;
+  case arith::CmpFPredicate::OGE:
+    return x + " >= " + y;
+  case arith::CmpFPredicate::OLT:
+    return x + " < " + y;
+  case arith::CmpFPredicate::OLE:
+    return x + " <= " + y;
+  case arith::CmpFPredicate::ONE:
+    return "(" + x + " < " + y + " || " + x + " > " + y + ")";
+  case arith::CmpFPredicate::ORD:
+    return "!" + nan;
+  case arith::CmpFPredicate::UNO:
+    return nan;
+  case arith::CmpFPredicate::UEQ:
+    return "(" + x + " == " + y + " || " + nan + ")";
+  case arith::CmpFPredicate::UGT:
+    return "!(" + x + " <= " + y + ")";
+  case arith::CmpFPredicate::UGE:
+    return "!(" + x + " < " + y + ")";
+  case arith::CmpFPredicate::ULT:
+    return "!(" + x + " >= " + y + ")";
+  case arith::CmpFPredicate::ULE:
+    return "!(" + x + " > " + y + ")";
+  case arith::CmpFPredicate::UNE:
+    return x + " != " + y;
+  case arith::CmpFPredicate::AlwaysTrue:
+    return std::string("true");
+  case arith::CmpFPredicate::AlwaysFalse:
+    return std::string("false");
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> spellCmpI(arith::CmpIPredicate p, StringRef a,
+                                     StringRef b) {
+  std::string x = a.str(), y = b.str();
+  auto u = [](const std::string &v) { return "(unsigned long long)(" + v + ")"; };
+  switch (p) {
+  case arith::CmpIPredicate::eq:
+    return x + " == " + y;
+  case arith::CmpIPredicate::ne:
+    return x + " != " + y;
+  case arith::CmpIPredicate::slt:
+    return x + " < " + y;
+  case arith::CmpIPredicate::sle:
+    return x + " <= " + y;
+  case arith::CmpIPredicate::sgt:
+    return x + " > " + y;
+  case arith::CmpIPredicate::sge:
+    return x + " >= " + y;
+  case arith::CmpIPredicate::ult:
+    return u(x) + " < " + u(y);
+  case arith::CmpIPredicate::ule:
+    return u(x) + " <= " + u(y);
+  case arith::CmpIPredicate::ugt:
+    return u(x) + " > " + u(y);
+  case arith::CmpIPredicate::uge:
+    return u(x) + " >= " + u(y);
+  }
+  return std::nullopt;
+}
+} // namespace
+
+std::string StatementWriter::bind(StringRef ctype, StringRef expr) {
+  std::string name = fresh();
+  out += ("    const " + ctype + " " + name + " = " + expr + ";\n").str();
+  return name;
+}
+
+LogicalResult StatementWriter::writeBlock(Block &block,
+                                          llvm::DenseMap<Value, std::string> &names,
+                                          ArrayRef<std::string> dims,
+                                          Operation *skip, std::string &why) {
+  for (Operation &op : block.without_terminator())
+    if (&op != skip && failed(writeOp(op, names, dims, why)))
+      return failure();
+  return success();
+}
+
+LogicalResult StatementWriter::writeOp(Operation &op,
+                                       llvm::DenseMap<Value, std::string> &names,
+                                       ArrayRef<std::string> dims,
+                                       std::string &why) {
+  if (op.getNumResults() != 1) {
+    why = "cannot spell '" + op.getName().getStringRef().str() + "' in CUDA C";
+    return failure();
+  }
+  Type type = op.getResult(0).getType();
+  std::optional<CType> ctype = getCType(type);
+  auto arg = [&](unsigned i) { return names.lookup(op.getOperand(i)); };
+  for (Value operand : op.getOperands())
+    if (!names.count(operand)) {
+      why = "an operand of '" + op.getName().getStringRef().str() +
+            "' is defined outside the region";
+      return failure();
+    }
+  std::optional<std::string> expr =
+      llvm::TypeSwitch<Operation *, std::optional<std::string>>(&op)
+          .Case([&](arith::ConstantOp c) { return spellLiteral(c.getValue()); })
+          .Case<arith::AddFOp, arith::AddIOp>(
+              [&](auto) { return arg(0) + " + " + arg(1); })
+          .Case<arith::SubFOp, arith::SubIOp>(
+              [&](auto) { return arg(0) + " - " + arg(1); })
+          .Case<arith::MulFOp, arith::MulIOp>(
+              [&](auto) { return arg(0) + " * " + arg(1); })
+          .Case<arith::DivFOp, arith::DivSIOp>(
+              [&](auto) { return arg(0) + " / " + arg(1); })
+          .Case<arith::RemSIOp>([&](auto) { return arg(0) + " % " + arg(1); })
+          .Case<arith::RemFOp>([&](auto) {
+            return mathName("fmod", type) + "(" + arg(0) + ", " + arg(1) + ")";
+          })
+          .Case<arith::AndIOp>([&](auto) { return arg(0) + " & " + arg(1); })
+          .Case<arith::OrIOp>([&](auto) { return arg(0) + " | " + arg(1); })
+          .Case<arith::XOrIOp>([&](auto) { return arg(0) + " ^ " + arg(1); })
+          .Case<arith::NegFOp>([&](auto) { return "-" + arg(0); })
+          .Case<arith::MaximumFOp>([&](auto) {
+            return "ca_maximum(" + arg(0) + ", " + arg(1) + ")";
+          })
+          .Case<arith::MinimumFOp>([&](auto) {
+            return "ca_minimum(" + arg(0) + ", " + arg(1) + ")";
+          })
+          .Case<arith::MaxNumFOp>([&](auto) {
+            return mathName("fmax", type) + "(" + arg(0) + ", " + arg(1) + ")";
+          })
+          .Case<arith::MinNumFOp>([&](auto) {
+            return mathName("fmin", type) + "(" + arg(0) + ", " + arg(1) + ")";
+          })
+          .Case<arith::MaxSIOp>([&](auto) {
+            return "max(" + arg(0) + ", " + arg(1) + ")";
+          })
+          .Case<arith::MinSIOp>([&](auto) {
+            return "min(" + arg(0) + ", " + arg(1) + ")";
+          })
+          .Case<arith::SelectOp>([&](auto) {
+            return arg(0) + " ? " + arg(1) + " : " + arg(2);
+          })
+          .Case([&](arith::CmpFOp c) {
+            return spellCmpF(c.getPredicate(), arg(0), arg(1));
+          })
+          .Case([&](arith::CmpIOp c) {
+            return spellCmpI(c.getPredicate(), arg(0), arg(1));
+          })
+          .Case<arith::ExtFOp>([&](auto) { return arg(0); })
+          .Case<arith::TruncFOp>([&](auto) -> std::optional<std::string> {
+            // Round to the narrow type, compute on in its compute type.
+            if (type.isF16())
+              return "__half2float(__float2half_rn(" + arg(0) + "))";
+            if (type.isBF16())
+              return "__bfloat162float(__float2bfloat16_rn(" + arg(0) + "))";
+            return "(" + ctype->compute + ")(" + arg(0) + ")";
+          })
+          .Case<arith::SIToFPOp, arith::FPToSIOp, arith::ExtSIOp,
+                arith::TruncIOp, arith::IndexCastOp>(
+              [&](auto) -> std::optional<std::string> {
+                if (type.isF16() || type.isBF16())
+                  return std::string(); // not handled: rounding to half
+                return "(" + ctype->compute + ")(" + arg(0) + ")";
+              })
+          .Case<arith::UIToFPOp, arith::ExtUIOp>(
+              [&](auto) -> std::optional<std::string> {
+                if (type.isF16() || type.isBF16())
+                  return std::string();
+                return "(" + ctype->compute + ")(unsigned long long)(" + arg(0) +
+                       ")";
+              })
+          .Case<math::ExpOp>([&](auto) { return mathName("exp", type) + "(" + arg(0) + ")"; })
+          .Case<math::Exp2Op>([&](auto) { return mathName("exp2", type) + "(" + arg(0) + ")"; })
+          .Case<math::LogOp>([&](auto) { return mathName("log", type) + "(" + arg(0) + ")"; })
+          .Case<math::Log2Op>([&](auto) { return mathName("log2", type) + "(" + arg(0) + ")"; })
+          .Case<math::Log1pOp>([&](auto) { return mathName("log1p", type) + "(" + arg(0) + ")"; })
+          .Case<math::TanhOp>([&](auto) { return mathName("tanh", type) + "(" + arg(0) + ")"; })
+          .Case<math::SqrtOp>([&](auto) { return mathName("sqrt", type) + "(" + arg(0) + ")"; })
+          .Case<math::RsqrtOp>([&](auto) { return mathName("rsqrt", type) + "(" + arg(0) + ")"; })
+          .Case<math::ErfOp>([&](auto) { return mathName("erf", type) + "(" + arg(0) + ")"; })
+          .Case<math::SinOp>([&](auto) { return mathName("sin", type) + "(" + arg(0) + ")"; })
+          .Case<math::CosOp>([&](auto) { return mathName("cos", type) + "(" + arg(0) + ")"; })
+          .Case<math::AbsFOp>([&](auto) { return mathName("fabs", type) + "(" + arg(0) + ")"; })
+          .Case<math::FloorOp>([&](auto) { return mathName("floor", type) + "(" + arg(0) + ")"; })
+          .Case<math::CeilOp>([&](auto) { return mathName("ceil", type) + "(" + arg(0) + ")"; })
+          .Case<math::PowFOp>([&](auto) {
+            return mathName("pow", type) + "(" + arg(0) + ", " + arg(1) + ")";
+          })
+          .Case<math::FmaOp>([&](auto) {
+            return mathName("fma", type) + "(" + arg(0) + ", " + arg(1) + ", " +
+                   arg(2) + ")";
+          })
+          .Case([&](linalg::IndexOp index) -> std::optional<std::string> {
+            if (index.getDim() >= dims.size())
+              return std::nullopt;
+            return "(int)(" + dims[index.getDim()] + ")";
+          })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!ctype || !expr || expr->empty()) {
+    why = "cannot spell '" + op.getName().getStringRef().str() + "' on " +
+          llvm::formatv("{0}", type).str() + " in CUDA C";
+    return failure();
+  }
+  names[op.getResult(0)] = bind(ctype->compute, "(" + *expr + ")");
+  return success();
+}
+
+std::string Combiner::combine(StringRef a, StringRef b) const {
+  Type type = op->getResult(0).getType();
+  return llvm::TypeSwitch<Operation *, std::string>(op)
+      .Case<arith::AddFOp, arith::AddIOp>(
+          [&](auto) { return (a + " + " + b).str(); })
+      .Case<arith::MulFOp, arith::MulIOp>(
+          [&](auto) { return (a + " * " + b).str(); })
+      .Case<arith::MaxNumFOp>([&](auto) {
+        return mathName("fmax", type) + "(" + a.str() + ", " + b.str() + ")";
+      })
+      .Case<arith::MinNumFOp>([&](auto) {
+        return mathName("fmin", type) + "(" + a.str() + ", " + b.str() + ")";
+      })
+      .Case<arith::MaximumFOp>(
+          [&](auto) { return ("ca_maximum(" + a + ", " + b + ")").str(); })
+      .Case<arith::MinimumFOp>(
+          [&](auto) { return ("ca_minimum(" + a + ", " + b + ")").str(); })
+      .Case<arith::MaxSIOp>(
+          [&](auto) { return ("max(" + a + ", " + b + ")").str(); })
+      .Case<arith::MinSIOp>(
+          [&](auto) { return ("min(" + a + ", " + b + ")").str(); });
+}
+
+FailureOr<Combiner> cuda_agent::builtin::findCombiner(Block &body, BlockArgument acc,
+                                          std::string &why) {
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1) {
+    why = "reductions with several results are not handled yet";
+    return failure();
+  }
+  Operation *op = yield.getOperand(0).getDefiningOp();
+  if (!op || op->getNumOperands() != 2 || !acc.hasOneUse() ||
+      (op->getOperand(0) != acc && op->getOperand(1) != acc)) {
+    why = "the reduction body is not `acc = combine(acc, f(inputs))`";
+    return failure();
+  }
+  Type type = op->getResult(0).getType();
+  bool isDouble = type.isF64();
+  std::string inf = isDouble ? "__longlong_as_double(0x7ff0000000000000LL)"
+                             : "__int_as_float(0x7f800000)";
+  std::optional<std::string> identity =
+      llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+          .Case<arith::AddFOp, arith::AddIOp>(
+              [&](auto) { return std::string(isDouble ? "0.0" : "0"); })
+          .Case<arith::MulFOp, arith::MulIOp>(
+              [&](auto) { return std::string("1"); })
+          .Case<arith::MaxNumFOp, arith::MaximumFOp>(
+              [&](auto) { return "-" + inf; })
+          .Case<arith::MinNumFOp, arith::MinimumFOp>([&](auto) { return inf; })
+          .Case<arith::MaxSIOp>(
+              [&](auto) { return std::string(type.isInteger(64) ? "(-0x7fffffffffffffffLL - 1)" : "(-0x7fffffff - 1)"); })
+          .Case<arith::MinSIOp>(
+              [&](auto) { return std::string(type.isInteger(64) ? "0x7fffffffffffffffLL" : "0x7fffffff"); })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!identity) {
+    why = "the reduction combines with '" + op->getName().getStringRef().str() +
+          "', which the builtin agent does not handle";
+    return failure();
+  }
+  return Combiner{op, op->getOperand(0) == acc ? 1u : 0u, *identity};
+}
