@@ -318,7 +318,8 @@ private:
   std::map<std::string, SmallVector<std::string>> memo;
 };
 
-std::string kernelSignature(const Region &region, StringRef name) {
+std::string kernelSignature(const Region &region, StringRef name,
+                            int maxThreads = 0) {
   SmallVector<std::string> params;
   for (auto [i, in] : llvm::enumerate(region.inputs))
     params.push_back("const " + getCType(elementOf(in))->storage +
@@ -326,11 +327,15 @@ std::string kernelSignature(const Region &region, StringRef name) {
   for (auto [i, out] : llvm::enumerate(region.outputs))
     params.push_back(getCType(elementOf(out))->storage + " *__restrict__ out" +
                      std::to_string(i));
-  return ("extern \"C\" __global__ void " + name + "(" + join(params) + ")").str();
+  std::string bounds =
+      maxThreads ? "__launch_bounds__(" + std::to_string(maxThreads) + ") " : "";
+  return ("extern \"C\" __global__ void " + bounds + name + "(" + join(params) +
+          ")")
+      .str();
 }
 
 struct Variant {
-  std::string name, source;
+  std::string name, kernel, source;
   std::array<int64_t, 3> grid, block;
 };
 
@@ -437,7 +442,7 @@ FailureOr<Variant> writeFlat(const Region &region, int vector, int threads,
   }
   src += "  }\n}\n";
   int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((chunks + threads - 1) / threads, 1 << 20));
-  return Variant{llvm::formatv("flat-v{0}-t{1}", vector, threads).str(), src,
+  return Variant{llvm::formatv("flat-v{0}-t{1}", vector, threads).str(), kernel, src,
                  {blocks, 1, 1}, {threads, 1, 1}};
 }
 
@@ -462,7 +467,8 @@ std::optional<unsigned> findTransposedInput(const Region &region) {
 }
 
 FailureOr<Variant> writeTransposeTile(const Region &region, unsigned transposed,
-                                      int rowsPerPass, std::string &why) {
+                                      int tile, int rowsPerPass,
+                                      std::string &why) {
   ArrayRef<int64_t> shape = shapeOf(region.outputs.front()); // [D0, D1]
   Value tin = region.inputs[transposed];
   Type ttype = elementOf(tin);
@@ -474,7 +480,7 @@ FailureOr<Variant> writeTransposeTile(const Region &region, unsigned transposed,
     Value in = region.inputs[i];
     if (i == transposed && idx.size() == 2 && idx[0] == "(d1)" &&
         idx[1] == "(d0)")
-      return "tile[threadIdx.x][k]";
+      return "tile[l][k]";
     return writer.bind(getCType(elementOf(in))->compute,
                        loadAs(elementOf(in), "in" + std::to_string(i) + "[" +
                                                  linearize(idx, shapeOf(in)) +
@@ -488,32 +494,44 @@ FailureOr<Variant> writeTransposeTile(const Region &region, unsigned transposed,
     values.push_back(*v);
   }
   std::string kernel = "transpose_tile";
-  std::string src = getPrelude().str() + "\n" + kernelSignature(region, kernel) + " {\n";
-  src += llvm::formatv(
-             "  __shared__ float tile[32][33];\n"
-             "  const long long r0 = blockIdx.y * 32LL, c0 = blockIdx.x * 32LL;\n"
-             "  // Rows of the input (columns of the output), read along d0.\n"
-             "  for (int k = threadIdx.y; k < 32; k += {0}) {{\n"
-             "    const long long j = c0 + k, i = r0 + threadIdx.x;\n"
-             "    if (j < {1}LL && i < {2}LL)\n"
-             "      tile[k][threadIdx.x] = {3};\n"
-             "  }\n"
-             "  __syncthreads();\n"
-             "  for (int k = threadIdx.y; k < 32; k += {0}) {{\n"
-             "    const long long d0 = r0 + k, d1 = c0 + threadIdx.x;\n"
-             "    if (d0 >= {2}LL || d1 >= {1}LL)\n"
-             "      continue;\n",
-             rowsPerPass, shape[1], shape[0],
-             loadAs(ttype, "in" + std::to_string(transposed) + "[j * " +
-                               std::to_string(shape[0]) + "LL + i]"))
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, kernel) + " {\n";
+  // The block reads a tile of the input along its rows (d0 of the output,
+  // coalesced), then writes the output along its rows (d1, coalesced); the
+  // padded tile row keeps both phases free of bank conflicts. A 64-wide tile
+  // gives each thread two columns (tx and tx + 32), written out, not looped.
+  std::string loadTile, columns = "";
+  for (int l = 0; l < tile; l += 32)
+    loadTile += llvm::formatv(
+                    "    if (j < {0}LL && r0 + threadIdx.x + {1} < {2}LL)\n"
+                    "      tile[k][threadIdx.x + {1}] = {3};\n",
+                    shape[1], l, shape[0],
+                    loadAs(ttype, "in" + std::to_string(transposed) + "[j * " +
+                                      std::to_string(shape[0]) +
+                                      "LL + r0 + threadIdx.x + " +
+                                      std::to_string(l) + "]"))
+                    .str();
+  src += llvm::formatv("  __shared__ float tile[{0}][{0} + 1];\n"
+                       "  const long long r0 = blockIdx.y * {0}LL, c0 = "
+                       "blockIdx.x * {0}LL;\n"
+                       "  for (int k = threadIdx.y; k < {0}; k += {1}) {{\n"
+                       "    const long long j = c0 + k;\n{2}  }\n"
+                       "  __syncthreads();\n"
+                       "  for (int k = threadIdx.y; k < {0}; k += {1})\n"
+                       "    for (int l = threadIdx.x; l < {0}; l += 32) {{\n"
+                       "    const long long d0 = r0 + k, d1 = c0 + l;\n"
+                       "    if (d0 >= {3}LL || d1 >= {4}LL)\n"
+                       "      continue;\n",
+                       tile, rowsPerPass, loadTile, shape[0], shape[1])
              .str();
   src += body;
   for (auto [o, out] : llvm::enumerate(region.outputs))
     src += "    out" + std::to_string(o) + "[d0 * " + std::to_string(shape[1]) +
            "LL + d1] = " + storeAs(elementOf(out), values[o]) + ";\n";
   src += "  }\n}\n";
-  return Variant{llvm::formatv("tile32-r{0}", rowsPerPass).str(), src,
-                 {(shape[1] + 31) / 32, (shape[0] + 31) / 32, 1},
+  return Variant{llvm::formatv("tile{0}-r{1}", tile, rowsPerPass).str(), kernel,
+                 src,
+                 {(shape[1] + tile - 1) / tile, (shape[0] + tile - 1) / tile, 1},
                  {32, rowsPerPass, 1}};
 }
 
@@ -631,7 +649,8 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
                              int blockThreads, int vector, bool cache,
                              std::string &why) {
   int64_t per = (rs.cols + int64_t(group) * vector - 1) / (int64_t(group) * vector);
-  std::string src = getPrelude().str() + "\n" + kernelSignature(region, "rows") + " {\n";
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, "rows", blockThreads) + " {\n";
   int rowsPerBlock = blockThreads / group;
   src += llvm::formatv("  const long long row = (long long)blockIdx.x * {0} + "
                        "threadIdx.x / {1};\n"
@@ -659,6 +678,7 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
     for (unsigned i : fullInputs) {
       Type type = elementOf(region.inputs[i]);
       src += llvm::formatv("  float x{0}[{1}][{2}];\n"
+                           "#pragma unroll\n"
                            "  for (int j = 0; j < {1}; ++j) {{\n"
                            "    const long long c = ((long long)j * {3} + t) * {2};\n"
                            "    if (c >= {4}LL)\n      continue;\n",
@@ -738,7 +758,8 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
       if (failed(emit(eval, lane, idx, why)))
         return failure();
     }
-    return llvm::formatv("  for (int j = 0; j < {0}; ++j) {{\n"
+    return llvm::formatv("#pragma unroll\n"
+                         "  for (int j = 0; j < {0}; ++j) {{\n"
                          "    const long long c = ((long long)j * {1} + t) * {2};\n"
                          "    if (c >= {3}LL)\n      continue;\n{4}  }\n",
                          per, group, vector, rs.cols, body)
@@ -887,7 +908,7 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
   return Variant{llvm::formatv("rows-g{0}-b{1}-v{2}{3}", group, blockThreads,
                                vector, cache ? "-cached" : "")
                      .str(),
-                 src, {blocks, 1, 1}, {blockThreads, 1, 1}};
+                 "rows", src, {blocks, 1, 1}, {blockThreads, 1, 1}};
 }
 
 //===----------------------------------------------------------------------===//
@@ -965,7 +986,7 @@ FailureOr<Variant> writeSerialReduction(const Region &region, int threads,
          combiner->combine("acc", mapped) + ";\n" + close;
   src += "    out0[e] = " + storeAs(elementOf(out), "acc") + ";\n  }\n}\n";
   int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((total + threads - 1) / threads, 1 << 20));
-  return Variant{llvm::formatv("serial-t{0}", threads).str(), src,
+  return Variant{llvm::formatv("serial-t{0}", threads).str(), "reduce", src,
                  {blocks, 1, 1}, {threads, 1, 1}};
 }
 
@@ -982,8 +1003,9 @@ std::vector<Variant> writeVariants(const Region &region, std::string &why) {
   };
   if (isElementwise(region)) {
     if (std::optional<unsigned> t = findTransposedInput(region)) {
-      add(writeTransposeTile(region, *t, 8, reason));
-      add(writeTransposeTile(region, *t, 16, reason));
+      add(writeTransposeTile(region, *t, 64, 8, reason));
+      add(writeTransposeTile(region, *t, 32, 8, reason));
+      add(writeTransposeTile(region, *t, 64, 16, reason));
     }
     ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
     bool four = !shape.empty() && shape.back() % 4 == 0;
@@ -1000,16 +1022,17 @@ std::vector<Variant> writeVariants(const Region &region, std::string &why) {
     auto rowVariant = [&](int group, int block) {
       int64_t per = (rows->cols + int64_t(group) * vector - 1) /
                     (int64_t(group) * vector);
-      add(writeRows(region, *rows, group, block, vector, per * vector <= 32,
+      add(writeRows(region, *rows, group, block, vector, per * vector <= 64,
                     reason));
     };
     if (rows->cols <= 1024) {
       rowVariant(32, 256);
       rowVariant(128, 128);
     } else {
-      rowVariant(1024, 1024);
-      rowVariant(512, 512);
       rowVariant(256, 256);
+      rowVariant(512, 512);
+      rowVariant(128, 128);
+      rowVariant(1024, 1024);
     }
   } else {
     why = reason;
@@ -1066,11 +1089,8 @@ public:
             return a.candidate.name == variant.name;
           }))
         continue;
-      std::string kernel = variant.source.substr(
-          variant.source.find("__global__ void ") + 16);
-      kernel = kernel.substr(0, kernel.find('('));
       candidates.push_back({variant.name, variant.source,
-                            launchJson(variant, kernel), "builtin",
+                            launchJson(variant, variant.kernel), "builtin",
                             "structure-v1"});
     }
     return candidates;

@@ -11,12 +11,14 @@
 #include "cuda-agent/Cuda/LaunchPlanCheck.h"
 #include "cuda-agent/Cuda/NvrtcCompiler.h"
 #include "cuda-agent/KernelDb/KernelDb.h"
+#include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionOutliner.h"
 #include "cuda-agent/Pipelines/BundleEmitter.h"
 #include "cuda-agent/Runner/RunnerClient.h"
 #include "cuda-agent/Splice/KernelSplicer.h"
 #include "cuda-agent/Task/KernelTask.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -529,10 +531,34 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     }
     reference = std::move(*lowered);
   }
+  // The longest reduction widens the verifier's tolerance (a candidate may
+  // sum in another order than the reference's sequential loop).
+  int64_t reductionLength = 0;
+  Type accumulator;
+  func.walk([&](linalg::LinalgOp op) {
+    int64_t length = 1;
+    for (auto [range, type] : llvm::zip_equal(op.getStaticLoopRanges(),
+                                              op.getIteratorTypesArray()))
+      if (type == utils::IteratorType::reduction && range > 0)
+        length *= range;
+    if (length > reductionLength && op.getNumReductionLoops() > 0 &&
+        op.getNumDpsInits() > 0) {
+      reductionLength = length;
+      accumulator = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+    }
+  });
+  if (reductionLength > 1 && !getDtypeName(accumulator).empty())
+    reference->extra["reduction"] =
+        llvm::json::Object{{"length", reductionLength},
+                           {"accumulator", getDtypeName(accumulator)}};
   std::string regionDir = joinPath(workDir, task.regionHash);
   llvm::sys::fs::remove_directories(regionDir);
   Job job{task.regionHash, report.function, report.region, report.kind,
           task.regionHash + "/reference", {}, task.flops, task.bytes};
+  // Large regions need time for their inputs: one more second per 25 MB.
+  bundleJobs.timeoutSeconds =
+      std::max<unsigned>(bundleJobs.timeoutSeconds,
+                         options.timeoutSeconds + unsigned(task.bytes / 25000000));
   {
     DiagnosticCollector diagnostics(context);
     if (failed(writeBundle(*reference, joinPath(regionDir, "reference"),

@@ -4,8 +4,8 @@
 
 For every DIR/jobs/<name>/jobs.json (written on the build machine by
 `--agent-lower="... verify=bundle:DIR/jobs/<name>"`) runs `R --jobs` and copies
-the results, {hash: result.json}, to OUT/jobs-<name>.json, where
-`scripts/gpu-check import` picks them up for `cuda-agent-db import-results`.
+the results to OUT/agent-loop.json ({"jobs": {<name>: {<hash>: result.json}}}),
+where `scripts/gpu-check import` picks them up for `cuda-agent-db import-results`.
 The jobs named `hostile` hold the verifier fixtures as replay candidates of a
 real region: each verdict is checked against DIR/verify/expected.json.
 
@@ -39,8 +39,8 @@ def _run(cmd: list, log) -> tuple[int, dict | None]:
     return proc.returncode, summary
 
 
-def run_jobs(stage: Path, runner: Path, out: Path, log) -> tuple[bool, dict]:
-    ok, results = True, {}
+def run_jobs(stage: Path, runner: Path, log) -> tuple[bool, dict, dict]:
+    ok, results, raw_results = True, {}, {}
     for jobs_file in sorted(stage.glob("jobs/*/jobs.json")):
         jobs_dir = jobs_file.parent
         name = jobs_dir.name
@@ -63,8 +63,8 @@ def run_jobs(stage: Path, runner: Path, out: Path, log) -> tuple[bool, dict]:
                 speed = (f" x{v['speedup']:.2f} ({v['ref_us']:.1f} -> {v['cand_us']:.1f} us)"
                          if isinstance(v.get("speedup"), (int, float)) else "")
                 print(f"    {cand:<18} {v['verify']:<5} {v.get('decision', ''):<10}{speed} {v.get('reason', '')}")
-        (out / f"jobs-{name}.json").write_text(json.dumps(raw, indent=1))
-    return ok, results
+        raw_results[name] = raw
+    return ok, results, raw_results
 
 
 COPY_BW = 4.23e12  # bytes/s, the H200's measured device copy bandwidth (shared/GPU.md)
@@ -171,9 +171,9 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     with open(args.out / "agent-loop.log", "w") as log:
         print("agent loop: verification jobs written by --agent-lower (verify=bundle)")
-        ok, results = run_jobs(args.stage, args.runner, args.out, log)
+        ok, results, raw = run_jobs(args.stage, args.runner, log)
         ok = check_hostile(args.stage, results) and ok
         ok = check_programs(args.stage, args.runner, log) and ok
         ok = builtin_table(args.stage, args.out) and ok
-    (args.out / "agent-loop.json").write_text(json.dumps(results, indent=1))
+    (args.out / "agent-loop.json").write_text(json.dumps({"jobs": raw, "verdicts": results}))
     return 0 if ok else 1

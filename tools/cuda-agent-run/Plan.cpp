@@ -291,6 +291,18 @@ Plan mlir::cuda_agent::loadPlan(const fs::path &bundle) {
     }
   }
 
+  // The reduction a reference plan declares (Plan::reductionLength).
+  if (const json *reduction = top.find("reduction")) {
+    FieldReader reader(*reduction, "reduction");
+    plan.reductionLength = reader.getInt("length");
+    if (plan.reductionLength < 1)
+      reader.fail("length must be at least 1");
+    std::optional<DType> accumulator = parseDType(reader.getString("accumulator"));
+    if (!accumulator)
+      reader.fail("unknown accumulator dtype");
+    plan.reductionAccumulator = *accumulator;
+  }
+
   const json &launches = top.getArray("launches");
   if (launches.empty())
     top.fail("'launches' is empty");

@@ -70,6 +70,13 @@ struct Plan {
   /// Contents of every object file, keyed by LaunchSpec::object. PTX text is
   /// NUL-terminated, as cuModuleLoadData requires.
   std::map<std::string, std::vector<char>> objects;
+  /// The longest reduction of the region (product of its reduced extents)
+  /// and the type it accumulates in, from the optional
+  /// `"reduction": {"length": K, "accumulator": "f32"}` that the compiler
+  /// writes into a reference plan; it widens the tolerance (Tolerance.h).
+  /// 0 when absent.
+  int64_t reductionLength = 0;
+  DType reductionAccumulator = DType::F32;
 };
 
 /// The temp buffer that a plan's top-level "workspace_bytes": N (N > 0) adds:

@@ -43,10 +43,24 @@ const Tolerance &mlir::cuda_agent::getTolerance(DType type) {
   return kExact;
 }
 
-Comparison mlir::cuda_agent::compareElements(DType type, const uint8_t *expected,
+Tolerance mlir::cuda_agent::getTolerance(DType type, int64_t reductionLength,
+                                         DType accumulator) {
+  Tolerance tolerance = getTolerance(type);
+  if (tolerance.exact || reductionLength <= 1)
+    return tolerance;
+  double roundoff = accumulator == DType::F64    ? 0x1p-53
+                    : accumulator == DType::F16  ? 0x1p-11
+                    : accumulator == DType::BF16 ? 0x1p-8
+                                                 : 0x1p-24;
+  tolerance.atol += 8 * std::sqrt(double(reductionLength)) * roundoff;
+  return tolerance;
+}
+
+Comparison mlir::cuda_agent::compareElements(DType type,
+                                             const Tolerance &tolerance,
+                                             const uint8_t *expected,
                                              const uint8_t *got,
                                              uint64_t numElements) {
-  const Tolerance &tolerance = getTolerance(type);
   unsigned size = getInfo(type).size;
   Comparison result;
   result.numElements = numElements;

@@ -8,7 +8,14 @@
 // where `scale` is the largest finite |expected| of the whole output, so that
 // atol is relative to the output's magnitude rather than an absolute number
 // (the large-magnitude trial multiplies inputs by 1e3). Integer types must
-// match exactly. A NaN expected value matches any NaN; an infinite one only
+// match exactly.
+//
+// A region that reduces K values at a time (the reference plan says K and the
+// accumulator's type) gets atol + 8 sqrt(K) u, u the accumulator's unit
+// roundoff: the reference's sequential sum and a candidate's tree sum differ
+// by that much (the usual probabilistic bound of summation error, with a
+// safety factor). For K = 8192 in f32 that is 4.3e-5, four times the base
+// atol; f16 math (u = 4.9e-4 per operation) still fails. A NaN expected value matches any NaN; an infinite one only
 // the same infinity; a finite one never a NaN or an infinity.
 //
 //===----------------------------------------------------------------------===//
@@ -33,6 +40,10 @@ struct Tolerance {
 /// The tolerance row of `type`.
 const Tolerance &getTolerance(DType type);
 
+/// The tolerance of an output of `type` of a region whose longest
+/// reduction sums `reductionLength` values in `accumulator` (0: none).
+Tolerance getTolerance(DType type, int64_t reductionLength, DType accumulator);
+
 /// Outcome of comparing one output, element by element.
 struct Comparison {
   bool ok = true;
@@ -46,10 +57,11 @@ struct Comparison {
   double scale = 0;      ///< max finite |expected|
 };
 
-/// Compares `numElements` elements of `type`; `expected` and `got` hold the
-/// raw little-endian bytes.
-Comparison compareElements(DType type, const uint8_t *expected,
-                           const uint8_t *got, uint64_t numElements);
+/// Compares `numElements` elements of `type` with `tolerance`; `expected` and
+/// `got` hold the raw little-endian bytes.
+Comparison compareElements(DType type, const Tolerance &tolerance,
+                           const uint8_t *expected, const uint8_t *got,
+                           uint64_t numElements);
 
 /// The multi-dimensional index of flat (C order) index `flat` in `shape`.
 std::vector<int64_t> unflattenIndex(uint64_t flat,

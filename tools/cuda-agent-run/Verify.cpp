@@ -353,6 +353,13 @@ private:
     lastCand = std::move(previousCand);
   }
 
+  /// The tolerance of an output: its dtype's, widened by the reference's
+  /// reduction length.
+  Tolerance toleranceOf(const BufferSpec &spec) const {
+    return getTolerance(spec.dtype, reference.reductionLength,
+                        reference.reductionAccumulator);
+  }
+
   /// Compares every output against the reference; fills the trial record
   /// with the worst output's errors and rejects on the first mismatch.
   void compareTrial(json &trial, const std::string &trialName,
@@ -364,8 +371,8 @@ private:
     size_t worstOutput = 0;
     for (size_t o = 0; o < outputs.size(); ++o) {
       const BufferSpec &spec = *outputs[o].spec;
-      Comparison c = compareElements(spec.dtype, expected[o].data(), got[o].data(),
-                                     spec.numElements());
+      Comparison c = compareElements(spec.dtype, toleranceOf(spec), expected[o].data(),
+                                     got[o].data(), spec.numElements());
       perOutput[spec.name] = {{"max_abs_err", c.maxAbsErr},
                               {"max_rel_err", c.maxRelErr},
                               {"worst_index", unflattenIndex(c.worst, spec.shape)},
@@ -393,7 +400,7 @@ private:
       return;
     const Port &port = outputs[*failed];
     const Comparison &c = comparisons[*failed];
-    const Tolerance &tolerance = getTolerance(port.spec->dtype);
+    Tolerance tolerance = toleranceOf(*port.spec);
     std::string bound =
         tolerance.exact ? "exact match required"
                         : "rtol " + formatNumber(tolerance.rtol) + ", atol " +
