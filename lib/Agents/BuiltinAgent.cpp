@@ -189,14 +189,15 @@ std::string linearize(ArrayRef<std::string> idx, ArrayRef<int64_t> shape) {
 }
 
 /// Index strings of the row-major position `linear` in `shape`.
-SmallVector<std::string> delinearize(StringRef linear, ArrayRef<int64_t> shape) {
+SmallVector<std::string> delinearize(StringRef linear,
+                                     ArrayRef<int64_t> shape) {
   SmallVector<std::string> idx(shape.size());
   int64_t stride = 1;
   for (int i = int(shape.size()) - 1; i >= 0; --i) {
-    std::string q = stride == 1 ? ("(" + linear + ")").str()
-                                : ("((" + linear + ") / " +
-                                   std::to_string(stride) + "LL)")
-                                      .str();
+    std::string q =
+        stride == 1
+            ? ("(" + linear + ")").str()
+            : ("((" + linear + ") / " + std::to_string(stride) + "LL)").str();
     idx[i] = i == 0 ? q : "(" + q + " % " + std::to_string(shape[i]) + "LL)";
     stride *= shape[i];
   }
@@ -233,8 +234,8 @@ public:
       return failure();
     }
     unsigned resultNumber = cast<OpResult>(tensor).getResultNumber();
-    AffineMap outMap = generic.getIndexingMapMatchingResult(
-        cast<OpResult>(tensor));
+    AffineMap outMap =
+        generic.getIndexingMapMatchingResult(cast<OpResult>(tensor));
     if (!outMap.isPermutation()) {
       why = "an output indexing map that is not a permutation";
       return failure();
@@ -291,12 +292,12 @@ public:
     return success();
   }
 
-  FailureOr<SmallVector<std::string>>
-  evaluate(linalg::GenericOp generic, ArrayRef<std::string> dims,
-           std::string &why) {
-    std::string key = std::to_string(reinterpret_cast<uintptr_t>(
-                          generic.getOperation())) +
-                      "@" + join(dims, "|");
+  FailureOr<SmallVector<std::string>> evaluate(linalg::GenericOp generic,
+                                               ArrayRef<std::string> dims,
+                                               std::string &why) {
+    std::string key =
+        std::to_string(reinterpret_cast<uintptr_t>(generic.getOperation())) +
+        "@" + join(dims, "|");
     if (auto it = memo.find(key); it != memo.end())
       return it->second;
     llvm::DenseMap<Value, std::string> names;
@@ -328,7 +329,8 @@ std::string kernelSignature(const Region &region, StringRef name,
     params.push_back(getCType(elementOf(out))->storage + " *__restrict__ out" +
                      std::to_string(i));
   std::string bounds =
-      maxThreads ? "__launch_bounds__(" + std::to_string(maxThreads) + ") " : "";
+      maxThreads ? "__launch_bounds__(" + std::to_string(maxThreads) + ") "
+                 : "";
   return ("extern \"C\" __global__ void " + bounds + name + "(" + join(params) +
           ")")
       .str();
@@ -340,11 +342,12 @@ struct Variant {
 };
 
 std::string launchJson(const Variant &v, StringRef kernel) {
-  return llvm::formatv("{{\"launches\": [{{\"kernel\": \"{0}\", \"grid\": [{1}, "
-                       "{2}, {3}], \"block\": [{4}, {5}, {6}], "
-                       "\"shared_bytes\": 0}]}",
-                       kernel, v.grid[0], v.grid[1], v.grid[2], v.block[0],
-                       v.block[1], v.block[2])
+  return llvm::formatv(
+             "{{\"launches\": [{{\"kernel\": \"{0}\", \"grid\": [{1}, "
+             "{2}, {3}], \"block\": [{4}, {5}, {6}], "
+             "\"shared_bytes\": 0}]}",
+             kernel, v.grid[0], v.grid[1], v.grid[2], v.block[0], v.block[1],
+             v.block[2])
       .str();
 }
 
@@ -376,8 +379,8 @@ FailureOr<Variant> writeFlat(const Region &region, int vector, int threads,
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     Value in = region.inputs[i];
     Type type = elementOf(in);
-    bool contiguous = vector == 4 && type.isF32() && rank > 0 &&
-                      !idx.empty() && idx.back() == lastDim &&
+    bool contiguous = vector == 4 && type.isF32() && rank > 0 && !idx.empty() &&
+                      idx.back() == lastDim &&
                       shapeOf(in).back() == shape.back();
     if (!contiguous)
       return writer.bind(getCType(type)->compute,
@@ -398,8 +401,8 @@ FailureOr<Variant> writeFlat(const Region &region, int vector, int threads,
   };
 
   std::string kernel = "ew";
-  std::string src = getPrelude().str() + "\n" + kernelSignature(region, kernel) +
-                    " {\n";
+  std::string src =
+      getPrelude().str() + "\n" + kernelSignature(region, kernel) + " {\n";
   int64_t chunks = total / vector;
   src += llvm::formatv("  for (long long chunk = blockIdx.x * (long long)"
                        "blockDim.x + threadIdx.x; chunk < {0}LL; chunk += "
@@ -416,8 +419,8 @@ FailureOr<Variant> writeFlat(const Region &region, int vector, int threads,
     for (int d = 0; d < rank; ++d)
       at.push_back("(i" + std::to_string(d) + ")");
     if (rank > 0 && lane > 0)
-      at.back() = "(i" + std::to_string(rank - 1) + " + " +
-                  std::to_string(lane) + ")";
+      at.back() =
+          "(i" + std::to_string(rank - 1) + " + " + std::to_string(lane) + ")";
     lastDim = rank > 0 ? at.back() : "";
     eval.forget();
     for (auto [o, out] : llvm::enumerate(region.outputs)) {
@@ -432,8 +435,8 @@ FailureOr<Variant> writeFlat(const Region &region, int vector, int threads,
     Type type = elementOf(out);
     std::string name = "out" + std::to_string(o);
     if (vector == 4 && type.isF32()) {
-      src += "    *reinterpret_cast<float4 *>(" + name + " + base) = make_float4(" +
-             join(values[o]) + ");\n";
+      src += "    *reinterpret_cast<float4 *>(" + name +
+             " + base) = make_float4(" + join(values[o]) + ");\n";
       continue;
     }
     for (int l = 0; l < vector; ++l)
@@ -441,9 +444,13 @@ FailureOr<Variant> writeFlat(const Region &region, int vector, int threads,
              "] = " + storeAs(type, values[o][l]) + ";\n";
   }
   src += "  }\n}\n";
-  int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((chunks + threads - 1) / threads, 1 << 20));
-  return Variant{llvm::formatv("flat-v{0}-t{1}", vector, threads).str(), kernel, src,
-                 {blocks, 1, 1}, {threads, 1, 1}};
+  int64_t blocks = std::max<int64_t>(
+      1, std::min<int64_t>((chunks + threads - 1) / threads, 1 << 20));
+  return Variant{llvm::formatv("flat-v{0}-t{1}", vector, threads).str(),
+                 kernel,
+                 src,
+                 {blocks, 1, 1},
+                 {threads, 1, 1}};
 }
 
 /// The one rank-2 input read transposed ((d0, d1) -> (d1, d0)) by a generic
@@ -494,23 +501,23 @@ FailureOr<Variant> writeTransposeTile(const Region &region, unsigned transposed,
     values.push_back(*v);
   }
   std::string kernel = "transpose_tile";
-  std::string src = getPrelude().str() + "\n" +
-                    kernelSignature(region, kernel) + " {\n";
+  std::string src =
+      getPrelude().str() + "\n" + kernelSignature(region, kernel) + " {\n";
   // The block reads a tile of the input along its rows (d0 of the output,
   // coalesced), then writes the output along its rows (d1, coalesced); the
   // padded tile row keeps both phases free of bank conflicts. A 64-wide tile
   // gives each thread two columns (tx and tx + 32), written out, not looped.
   std::string loadTile, columns = "";
   for (int l = 0; l < tile; l += 32)
-    loadTile += llvm::formatv(
-                    "    if (j < {0}LL && r0 + threadIdx.x + {1} < {2}LL)\n"
-                    "      tile[k][threadIdx.x + {1}] = {3};\n",
-                    shape[1], l, shape[0],
-                    loadAs(ttype, "in" + std::to_string(transposed) + "[j * " +
-                                      std::to_string(shape[0]) +
-                                      "LL + r0 + threadIdx.x + " +
-                                      std::to_string(l) + "]"))
-                    .str();
+    loadTile +=
+        llvm::formatv("    if (j < {0}LL && r0 + threadIdx.x + {1} < {2}LL)\n"
+                      "      tile[k][threadIdx.x + {1}] = {3};\n",
+                      shape[1], l, shape[0],
+                      loadAs(ttype, "in" + std::to_string(transposed) +
+                                        "[j * " + std::to_string(shape[0]) +
+                                        "LL + r0 + threadIdx.x + " +
+                                        std::to_string(l) + "]"))
+            .str();
   src += llvm::formatv("  __shared__ float tile[{0}][{0} + 1];\n"
                        "  const long long r0 = blockIdx.y * {0}LL, c0 = "
                        "blockIdx.x * {0}LL;\n"
@@ -529,10 +536,12 @@ FailureOr<Variant> writeTransposeTile(const Region &region, unsigned transposed,
     src += "    out" + std::to_string(o) + "[d0 * " + std::to_string(shape[1]) +
            "LL + d1] = " + storeAs(elementOf(out), values[o]) + ";\n";
   src += "  }\n}\n";
-  return Variant{llvm::formatv("tile{0}-r{1}", tile, rowsPerPass).str(), kernel,
-                 src,
-                 {(shape[1] + tile - 1) / tile, (shape[0] + tile - 1) / tile, 1},
-                 {32, rowsPerPass, 1}};
+  return Variant{
+      llvm::formatv("tile{0}-r{1}", tile, rowsPerPass).str(),
+      kernel,
+      src,
+      {(shape[1] + tile - 1) / tile, (shape[0] + tile - 1) / tile, 1},
+      {32, rowsPerPass, 1}};
 }
 
 //===----------------------------------------------------------------------===//
@@ -574,7 +583,8 @@ FailureOr<RowShape> analyzeRows(const Region &region, std::string &why) {
       continue;
     SmallVector<utils::IteratorType> iterators = g.getIteratorTypesArray();
     unsigned p = 0;
-    while (p < iterators.size() && iterators[p] == utils::IteratorType::parallel)
+    while (p < iterators.size() &&
+           iterators[p] == utils::IteratorType::parallel)
       ++p;
     for (unsigned i = p; i < iterators.size(); ++i)
       if (iterators[i] != utils::IteratorType::reduction) {
@@ -614,21 +624,24 @@ FailureOr<RowShape> analyzeRows(const Region &region, std::string &why) {
     for (OpOperand &operand : g->getOpOperands()) {
       if (g.isDpsInit(&operand) && isReduction(g))
         continue;
-      if (g.isDpsInit(&operand) &&
-          g.getRegion().front().getArgument(operand.getOperandNumber()).use_empty())
+      if (g.isDpsInit(&operand) && g.getRegion()
+                                       .front()
+                                       .getArgument(operand.getOperandNumber())
+                                       .use_empty())
         continue;
       Value v = operand.get();
       AffineMap map = g.getMatchingIndexingMap(&operand);
       ArrayRef<int64_t> shape = shapeOf(v);
       SmallVector<int64_t> full(rs.rowDims);
       full.append(rs.colDims.begin(), rs.colDims.end());
-      bool ok = region.splats.count(v) ||
-                (loops == rank && map.isIdentity() &&
-                 shape == ArrayRef<int64_t>(full)) ||
-                (isLeadingDims(map, p) && shape == ArrayRef<int64_t>(rs.rowDims)) ||
-                (loops == rank && map.isMinorIdentity() &&
-                 map.getNumResults() == rs.colDims.size() &&
-                 shape == ArrayRef<int64_t>(rs.colDims));
+      bool ok =
+          region.splats.count(v) ||
+          (loops == rank && map.isIdentity() &&
+           shape == ArrayRef<int64_t>(full)) ||
+          (isLeadingDims(map, p) && shape == ArrayRef<int64_t>(rs.rowDims)) ||
+          (loops == rank && map.isMinorIdentity() &&
+           map.getNumResults() == rs.colDims.size() &&
+           shape == ArrayRef<int64_t>(rs.colDims));
       if (!ok) {
         why = "an operand that is not the rows, one value per row or per "
               "column with the matching indexing map";
@@ -637,18 +650,18 @@ FailureOr<RowShape> analyzeRows(const Region &region, std::string &why) {
     }
   }
   // Outputs are generic results (readRegion checked): whole rows or one
-  // value per row, by the loops of their producer.
-  (void)rank;
+  // value per row, by the loops of their producer (isWholeRows).
   return rs;
 }
 
 /// A group of `group` threads per row (a warp, or the whole block), `vector`
 /// consecutive columns per thread and step, the row's full inputs kept in
 /// registers when `cache`.
-FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group,
-                             int blockThreads, int vector, bool cache,
-                             std::string &why) {
-  int64_t per = (rs.cols + int64_t(group) * vector - 1) / (int64_t(group) * vector);
+FailureOr<Variant> writeRows(const Region &region, const RowShape &rs,
+                             int group, int blockThreads, int vector,
+                             bool cache, std::string &why) {
+  int64_t per =
+      (rs.cols + int64_t(group) * vector - 1) / (int64_t(group) * vector);
   std::string src = getPrelude().str() + "\n" +
                     kernelSignature(region, "rows", blockThreads) + " {\n";
   int rowsPerBlock = blockThreads / group;
@@ -677,23 +690,27 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
   if (cache) {
     for (unsigned i : fullInputs) {
       Type type = elementOf(region.inputs[i]);
-      src += llvm::formatv("  float x{0}[{1}][{2}];\n"
-                           "#pragma unroll\n"
-                           "  for (int j = 0; j < {1}; ++j) {{\n"
-                           "    const long long c = ((long long)j * {3} + t) * {2};\n"
-                           "    if (c >= {4}LL)\n      continue;\n",
-                           i, per, vector, group, rs.cols)
+      src += llvm::formatv(
+                 "  float x{0}[{1}][{2}];\n"
+                 "#pragma unroll\n"
+                 "  for (int j = 0; j < {1}; ++j) {{\n"
+                 "    const long long c = ((long long)j * {3} + t) * {2};\n"
+                 "    if (c >= {4}LL)\n      continue;\n",
+                 i, per, vector, group, rs.cols)
                  .str();
       std::string base = "in" + std::to_string(i) + " + row * " +
                          std::to_string(rs.cols) + "LL + c";
       if (vectorLoad(i)) {
-        src += "    const float4 q = *reinterpret_cast<const float4 *>(" + base + ");\n";
+        src += "    const float4 q = *reinterpret_cast<const float4 *>(" +
+               base + ");\n";
         for (int v = 0; v < 4; ++v)
-          src += llvm::formatv("    x{0}[j][{1}] = q{2};\n", i, v, fieldsOf[v]).str();
+          src += llvm::formatv("    x{0}[j][{1}] = q{2};\n", i, v, fieldsOf[v])
+                     .str();
       } else {
         for (int v = 0; v < vector; ++v)
-          src += llvm::formatv("    x{0}[j][{1}] = {2};\n", i, v,
-                               loadAs(type, "(" + base + ")[" + std::to_string(v) + "]"))
+          src += llvm::formatv(
+                     "    x{0}[j][{1}] = {2};\n", i, v,
+                     loadAs(type, "(" + base + ")[" + std::to_string(v) + "]"))
                      .str();
       }
       src += "  }\n";
@@ -702,11 +719,11 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
 
   // One pass over the row's columns: `emit(evaluator, lane, idx)` writes the
   // per-element statements.
-  auto pass = [&](llvm::function_ref<LogicalResult(ElementEvaluator &, int,
-                                                   ArrayRef<std::string>,
-                                                   std::string &)>
-                      emit,
-                  const llvm::DenseMap<Value, std::string> &known)
+  auto pass =
+      [&](llvm::function_ref<LogicalResult(
+              ElementEvaluator &, int, ArrayRef<std::string>, std::string &)>
+              emit,
+          const llvm::DenseMap<Value, std::string> &known)
       -> FailureOr<std::string> {
     std::string body;
     StatementWriter writer(body, counter);
@@ -731,38 +748,41 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
           if (lane == 0) {
             std::string name = writer.fresh();
             body += "    const float4 " + name +
-                    " = *reinterpret_cast<const float4 *>(" + ref + " + row * " +
-                    std::to_string(rs.cols) + "LL + c);\n";
+                    " = *reinterpret_cast<const float4 *>(" + ref +
+                    " + row * " + std::to_string(rs.cols) + "LL + c);\n";
             loaded[i] = name;
           }
           return loaded[i] + fieldsOf[lane];
         }
-        return writer.bind(getCType(type)->compute,
-                           loadAs(type, ref + "[row * " + std::to_string(rs.cols) +
-                                            "LL + c + " + std::to_string(lane) +
-                                            "]"));
+        return writer.bind(
+            getCType(type)->compute,
+            loadAs(type, ref + "[row * " + std::to_string(rs.cols) +
+                             "LL + c + " + std::to_string(lane) + "]"));
       case RowClass::PerRow:
-        return writer.bind(getCType(type)->compute, loadAs(type, ref + "[row]"));
-      case RowClass::PerCol:
         return writer.bind(getCType(type)->compute,
-                           loadAs(type, ref + "[c + " + std::to_string(lane) + "]"));
+                           loadAs(type, ref + "[row]"));
+      case RowClass::PerCol:
+        return writer.bind(
+            getCType(type)->compute,
+            loadAs(type, ref + "[c + " + std::to_string(lane) + "]"));
       }
       return "0";
     };
     for (lane = 0; lane < vector; ++lane) {
       SmallVector<std::string> idx(rowIdx);
-      SmallVector<std::string> colIdx = delinearize(
-          "c + " + std::to_string(lane), rs.colDims);
+      SmallVector<std::string> colIdx =
+          delinearize("c + " + std::to_string(lane), rs.colDims);
       idx.append(colIdx.begin(), colIdx.end());
       eval.forget();
       if (failed(emit(eval, lane, idx, why)))
         return failure();
     }
-    return llvm::formatv("#pragma unroll\n"
-                         "  for (int j = 0; j < {0}; ++j) {{\n"
-                         "    const long long c = ((long long)j * {1} + t) * {2};\n"
-                         "    if (c >= {3}LL)\n      continue;\n{4}  }\n",
-                         per, group, vector, rs.cols, body)
+    return llvm::formatv(
+               "#pragma unroll\n"
+               "  for (int j = 0; j < {0}; ++j) {{\n"
+               "    const long long c = ((long long)j * {1} + t) * {2};\n"
+               "    if (c >= {3}LL)\n      continue;\n{4}  }\n",
+               per, group, vector, rs.cols, body)
         .str();
   };
 
@@ -782,7 +802,8 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
         return writer.bind(getCType(type)->compute,
                            loadAs(type, "in" + std::to_string(i) + "[row]"));
       };
-      FailureOr<SmallVector<std::string>> values = eval.evaluate(g, rowIdx, why);
+      FailureOr<SmallVector<std::string>> values =
+          eval.evaluate(g, rowIdx, why);
       if (failed(values))
         return failure();
       src += body;
@@ -805,7 +826,8 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
           if (failed(eval.bindOperands(g, idx, names, why, accArg)))
             return failure();
           StatementWriter &writer = eval.getWriter();
-          if (failed(writer.writeBlock(reduceBody, names, idx, combiner->op, why)))
+          if (failed(
+                  writer.writeBlock(reduceBody, names, idx, combiner->op, why)))
             return failure();
           std::string mapped =
               names.lookup(combiner->op->getOperand(combiner->otherOperand));
@@ -819,23 +841,24 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
     src += *loop;
     // Across the group: shuffles within each warp, then the warps' partials
     // through shared memory; every thread ends with the same value.
-    src += llvm::formatv("  for (int o = 16; o > 0; o /= 2)\n"
-                         "    {0} = {1};\n",
-                         acc,
-                         combiner->combine(acc, "__shfl_xor_sync(0xffffffffu, " +
-                                                    acc + ", o)"))
-               .str();
+    src +=
+        llvm::formatv("  for (int o = 16; o > 0; o /= 2)\n"
+                      "    {0} = {1};\n",
+                      acc,
+                      combiner->combine(acc, "__shfl_xor_sync(0xffffffffu, " +
+                                                 acc + ", o)"))
+            .str();
     if (group > 32) {
-      src += llvm::formatv("  __shared__ {0} part{1}[32];\n"
-                           "  if (t % 32 == 0)\n    part{1}[t / 32] = {2};\n"
-                           "  __syncthreads();\n"
-                           "  {2} = part{1}[0];\n"
-                           "  for (int w = 1; w < {3}; ++w)\n    {2} = {4};\n",
-                           ctype, reductions, acc, group / 32,
-                           combiner->combine(acc, "part" +
-                                                      std::to_string(reductions) +
-                                                      "[w]"))
-                 .str();
+      src +=
+          llvm::formatv("  __shared__ {0} part{1}[32];\n"
+                        "  if (t % 32 == 0)\n    part{1}[t / 32] = {2};\n"
+                        "  __syncthreads();\n"
+                        "  {2} = part{1}[0];\n"
+                        "  for (int w = 1; w < {3}; ++w)\n    {2} = {4};\n",
+                        ctype, reductions, acc, group / 32,
+                        combiner->combine(
+                            acc, "part" + std::to_string(reductions) + "[w]"))
+              .str();
     }
     // The fill's value enters once.
     std::string init = region.splats.lookup(g.getDpsInitOperand(0)->get());
@@ -865,8 +888,8 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
     FailureOr<std::string> value = eval.valueAt(out, rowIdx, why);
     if (failed(value))
       return failure();
-    src += body + "  if (t == 0)\n    out" + std::to_string(o) + "[row] = " +
-           storeAs(elementOf(out), *value) + ";\n";
+    src += body + "  if (t == 0)\n    out" + std::to_string(o) +
+           "[row] = " + storeAs(elementOf(out), *value) + ";\n";
   }
   if (!fullOutputs.empty()) {
     SmallVector<SmallVector<std::string>> lanes(fullOutputs.size());
@@ -874,7 +897,8 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
         [&](ElementEvaluator &eval, int lane, ArrayRef<std::string> idx,
             std::string &why) -> LogicalResult {
           for (auto [k, o] : llvm::enumerate(fullOutputs)) {
-            FailureOr<std::string> v = eval.valueAt(region.outputs[o], idx, why);
+            FailureOr<std::string> v =
+                eval.valueAt(region.outputs[o], idx, why);
             if (failed(v))
               return failure();
             lanes[k].push_back(*v);
@@ -893,8 +917,8 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
               continue;
             }
             for (int l = 0; l < vector; ++l)
-              writer.append("    (" + ptr + ")[" + std::to_string(l) + "] = " +
-                            storeAs(type, lanes[k][l]) + ";\n");
+              writer.append("    (" + ptr + ")[" + std::to_string(l) +
+                            "] = " + storeAs(type, lanes[k][l]) + ";\n");
           }
           return success();
         },
@@ -908,7 +932,10 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs, int group
   return Variant{llvm::formatv("rows-g{0}-b{1}-v{2}{3}", group, blockThreads,
                                vector, cache ? "-cached" : "")
                      .str(),
-                 "rows", src, {blocks, 1, 1}, {blockThreads, 1, 1}};
+                 "rows",
+                 src,
+                 {blocks, 1, 1},
+                 {blockThreads, 1, 1}};
 }
 
 //===----------------------------------------------------------------------===//
@@ -947,9 +974,10 @@ FailureOr<Variant> writeSerialReduction(const Region &region, int threads,
       continue;
     std::string var = "r" + std::to_string(d);
     dims[d] = var;
-    loops += llvm::formatv("    for (long long {0} = 0; {0} < {1}LL; ++{0}) {{\n",
-                           var, ranges[d])
-                 .str();
+    loops +=
+        llvm::formatv("    for (long long {0} = 0; {0} < {1}LL; ++{0}) {{\n",
+                      var, ranges[d])
+            .str();
     close += "    }\n";
   }
   Block &reduceBody = g.getRegion().front();
@@ -965,29 +993,36 @@ FailureOr<Variant> writeSerialReduction(const Region &region, int threads,
     Value in = region.inputs[i];
     return writer.bind(getCType(elementOf(in))->compute,
                        loadAs(elementOf(in), "in" + std::to_string(i) + "[" +
-                                                 linearize(at, shapeOf(in)) + "]"));
+                                                 linearize(at, shapeOf(in)) +
+                                                 "]"));
   };
   llvm::DenseMap<Value, std::string> names;
   if (failed(eval.bindOperands(g, dims, names, why, accArg)) ||
       failed(writer.writeBlock(reduceBody, names, dims, combiner->op, why)))
     return failure();
-  std::string mapped = names.lookup(combiner->op->getOperand(combiner->otherOperand));
+  std::string mapped =
+      names.lookup(combiner->op->getOperand(combiner->otherOperand));
   std::string ctype = getCType(elementOf(out))->compute;
   int64_t total = product(outShape);
-  std::string src = getPrelude().str() + "\n" + kernelSignature(region, "reduce") +
-                    " {\n";
-  src += llvm::formatv("  for (long long e = blockIdx.x * (long long)blockDim.x + "
-                       "threadIdx.x; e < {0}LL; e += (long long)gridDim.x * "
-                       "blockDim.x) {{\n"
-                       "    {1} acc = {2};\n",
-                       total, ctype, region.splats.lookup(g.getDpsInitOperand(0)->get()))
+  std::string src =
+      getPrelude().str() + "\n" + kernelSignature(region, "reduce") + " {\n";
+  src += llvm::formatv(
+             "  for (long long e = blockIdx.x * (long long)blockDim.x + "
+             "threadIdx.x; e < {0}LL; e += (long long)gridDim.x * "
+             "blockDim.x) {{\n"
+             "    {1} acc = {2};\n",
+             total, ctype, region.splats.lookup(g.getDpsInitOperand(0)->get()))
              .str();
-  src += loops + body + "    acc = " +
-         combiner->combine("acc", mapped) + ";\n" + close;
+  src += loops + body + "    acc = " + combiner->combine("acc", mapped) +
+         ";\n" + close;
   src += "    out0[e] = " + storeAs(elementOf(out), "acc") + ";\n  }\n}\n";
-  int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((total + threads - 1) / threads, 1 << 20));
-  return Variant{llvm::formatv("serial-t{0}", threads).str(), "reduce", src,
-                 {blocks, 1, 1}, {threads, 1, 1}};
+  int64_t blocks = std::max<int64_t>(
+      1, std::min<int64_t>((total + threads - 1) / threads, 1 << 20));
+  return Variant{llvm::formatv("serial-t{0}", threads).str(),
+                 "reduce",
+                 src,
+                 {blocks, 1, 1},
+                 {threads, 1, 1}};
 }
 
 /// Every variant the builtin agent can write for `region`, best guess first;
@@ -1048,9 +1083,9 @@ class BuiltinAgent final : public KernelAgent {
 public:
   BuiltinAgent() {
     DialectRegistry registry;
-    registry.insert<arith::ArithDialect, func::FuncDialect,
-                    linalg::LinalgDialect, math::MathDialect,
-                    tensor::TensorDialect>();
+    registry
+        .insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+                math::MathDialect, tensor::TensorDialect>();
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

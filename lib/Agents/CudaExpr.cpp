@@ -80,8 +80,8 @@ std::optional<std::string> cuda_agent::builtin::spellLiteral(Attribute attr) {
     // f32, and f16/bf16 widened exactly to float.
     bool lost = false;
     llvm::APFloat value = f.getValue();
-    value.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
-                  &lost);
+    value.convert(llvm::APFloat::IEEEsingle(),
+                  llvm::APFloat::rmNearestTiesToEven, &lost);
     return llvm::formatv("__int_as_float(0x{0:x-8})",
                          value.bitcastToAPInt().getZExtValue())
         .str();
@@ -144,7 +144,9 @@ std::optional<std::string> spellCmpF(arith::CmpFPredicate p, StringRef a,
 std::optional<std::string> spellCmpI(arith::CmpIPredicate p, StringRef a,
                                      StringRef b) {
   std::string x = a.str(), y = b.str();
-  auto u = [](const std::string &v) { return "(unsigned long long)(" + v + ")"; };
+  auto u = [](const std::string &v) {
+    return "(unsigned long long)(" + v + ")";
+  };
   switch (p) {
   case arith::CmpIPredicate::eq:
     return x + " == " + y;
@@ -177,20 +179,19 @@ std::string StatementWriter::bind(StringRef ctype, StringRef expr) {
   return name;
 }
 
-LogicalResult StatementWriter::writeBlock(Block &block,
-                                          llvm::DenseMap<Value, std::string> &names,
-                                          ArrayRef<std::string> dims,
-                                          Operation *skip, std::string &why) {
+LogicalResult StatementWriter::writeBlock(
+    Block &block, llvm::DenseMap<Value, std::string> &names,
+    ArrayRef<std::string> dims, Operation *skip, std::string &why) {
   for (Operation &op : block.without_terminator())
     if (&op != skip && failed(writeOp(op, names, dims, why)))
       return failure();
   return success();
 }
 
-LogicalResult StatementWriter::writeOp(Operation &op,
-                                       llvm::DenseMap<Value, std::string> &names,
-                                       ArrayRef<std::string> dims,
-                                       std::string &why) {
+LogicalResult
+StatementWriter::writeOp(Operation &op,
+                         llvm::DenseMap<Value, std::string> &names,
+                         ArrayRef<std::string> dims, std::string &why) {
   if (op.getNumResults() != 1) {
     why = "cannot spell '" + op.getName().getStringRef().str() + "' in CUDA C";
     return failure();
@@ -235,15 +236,12 @@ LogicalResult StatementWriter::writeOp(Operation &op,
           .Case<arith::MinNumFOp>([&](auto) {
             return mathName("fmin", type) + "(" + arg(0) + ", " + arg(1) + ")";
           })
-          .Case<arith::MaxSIOp>([&](auto) {
-            return "max(" + arg(0) + ", " + arg(1) + ")";
-          })
-          .Case<arith::MinSIOp>([&](auto) {
-            return "min(" + arg(0) + ", " + arg(1) + ")";
-          })
-          .Case<arith::SelectOp>([&](auto) {
-            return arg(0) + " ? " + arg(1) + " : " + arg(2);
-          })
+          .Case<arith::MaxSIOp>(
+              [&](auto) { return "max(" + arg(0) + ", " + arg(1) + ")"; })
+          .Case<arith::MinSIOp>(
+              [&](auto) { return "min(" + arg(0) + ", " + arg(1) + ")"; })
+          .Case<arith::SelectOp>(
+              [&](auto) { return arg(0) + " ? " + arg(1) + " : " + arg(2); })
           .Case([&](arith::CmpFOp c) {
             return spellCmpF(c.getPredicate(), arg(0), arg(1));
           })
@@ -270,23 +268,40 @@ LogicalResult StatementWriter::writeOp(Operation &op,
               [&](auto) -> std::optional<std::string> {
                 if (type.isF16() || type.isBF16())
                   return std::string();
-                return "(" + ctype->compute + ")(unsigned long long)(" + arg(0) +
-                       ")";
+                return "(" + ctype->compute + ")(unsigned long long)(" +
+                       arg(0) + ")";
               })
-          .Case<math::ExpOp>([&](auto) { return mathName("exp", type) + "(" + arg(0) + ")"; })
-          .Case<math::Exp2Op>([&](auto) { return mathName("exp2", type) + "(" + arg(0) + ")"; })
-          .Case<math::LogOp>([&](auto) { return mathName("log", type) + "(" + arg(0) + ")"; })
-          .Case<math::Log2Op>([&](auto) { return mathName("log2", type) + "(" + arg(0) + ")"; })
-          .Case<math::Log1pOp>([&](auto) { return mathName("log1p", type) + "(" + arg(0) + ")"; })
-          .Case<math::TanhOp>([&](auto) { return mathName("tanh", type) + "(" + arg(0) + ")"; })
-          .Case<math::SqrtOp>([&](auto) { return mathName("sqrt", type) + "(" + arg(0) + ")"; })
-          .Case<math::RsqrtOp>([&](auto) { return mathName("rsqrt", type) + "(" + arg(0) + ")"; })
-          .Case<math::ErfOp>([&](auto) { return mathName("erf", type) + "(" + arg(0) + ")"; })
-          .Case<math::SinOp>([&](auto) { return mathName("sin", type) + "(" + arg(0) + ")"; })
-          .Case<math::CosOp>([&](auto) { return mathName("cos", type) + "(" + arg(0) + ")"; })
-          .Case<math::AbsFOp>([&](auto) { return mathName("fabs", type) + "(" + arg(0) + ")"; })
-          .Case<math::FloorOp>([&](auto) { return mathName("floor", type) + "(" + arg(0) + ")"; })
-          .Case<math::CeilOp>([&](auto) { return mathName("ceil", type) + "(" + arg(0) + ")"; })
+          .Case<math::ExpOp>(
+              [&](auto) { return mathName("exp", type) + "(" + arg(0) + ")"; })
+          .Case<math::Exp2Op>(
+              [&](auto) { return mathName("exp2", type) + "(" + arg(0) + ")"; })
+          .Case<math::LogOp>(
+              [&](auto) { return mathName("log", type) + "(" + arg(0) + ")"; })
+          .Case<math::Log2Op>(
+              [&](auto) { return mathName("log2", type) + "(" + arg(0) + ")"; })
+          .Case<math::Log1pOp>([&](auto) {
+            return mathName("log1p", type) + "(" + arg(0) + ")";
+          })
+          .Case<math::TanhOp>(
+              [&](auto) { return mathName("tanh", type) + "(" + arg(0) + ")"; })
+          .Case<math::SqrtOp>(
+              [&](auto) { return mathName("sqrt", type) + "(" + arg(0) + ")"; })
+          .Case<math::RsqrtOp>([&](auto) {
+            return mathName("rsqrt", type) + "(" + arg(0) + ")";
+          })
+          .Case<math::ErfOp>(
+              [&](auto) { return mathName("erf", type) + "(" + arg(0) + ")"; })
+          .Case<math::SinOp>(
+              [&](auto) { return mathName("sin", type) + "(" + arg(0) + ")"; })
+          .Case<math::CosOp>(
+              [&](auto) { return mathName("cos", type) + "(" + arg(0) + ")"; })
+          .Case<math::AbsFOp>(
+              [&](auto) { return mathName("fabs", type) + "(" + arg(0) + ")"; })
+          .Case<math::FloorOp>([&](auto) {
+            return mathName("floor", type) + "(" + arg(0) + ")";
+          })
+          .Case<math::CeilOp>(
+              [&](auto) { return mathName("ceil", type) + "(" + arg(0) + ")"; })
           .Case<math::PowFOp>([&](auto) {
             return mathName("pow", type) + "(" + arg(0) + ", " + arg(1) + ")";
           })
@@ -332,8 +347,9 @@ std::string Combiner::combine(StringRef a, StringRef b) const {
           [&](auto) { return ("min(" + a + ", " + b + ")").str(); });
 }
 
-FailureOr<Combiner> cuda_agent::builtin::findCombiner(Block &body, BlockArgument acc,
-                                          std::string &why) {
+FailureOr<Combiner> cuda_agent::builtin::findCombiner(Block &body,
+                                                      BlockArgument acc,
+                                                      std::string &why) {
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   if (yield.getNumOperands() != 1) {
     why = "reductions with several results are not handled yet";
@@ -358,10 +374,15 @@ FailureOr<Combiner> cuda_agent::builtin::findCombiner(Block &body, BlockArgument
           .Case<arith::MaxNumFOp, arith::MaximumFOp>(
               [&](auto) { return "-" + inf; })
           .Case<arith::MinNumFOp, arith::MinimumFOp>([&](auto) { return inf; })
-          .Case<arith::MaxSIOp>(
-              [&](auto) { return std::string(type.isInteger(64) ? "(-0x7fffffffffffffffLL - 1)" : "(-0x7fffffff - 1)"); })
-          .Case<arith::MinSIOp>(
-              [&](auto) { return std::string(type.isInteger(64) ? "0x7fffffffffffffffLL" : "0x7fffffff"); })
+          .Case<arith::MaxSIOp>([&](auto) {
+            return std::string(type.isInteger(64)
+                                   ? "(-0x7fffffffffffffffLL - 1)"
+                                   : "(-0x7fffffff - 1)");
+          })
+          .Case<arith::MinSIOp>([&](auto) {
+            return std::string(type.isInteger(64) ? "0x7fffffffffffffffLL"
+                                                  : "0x7fffffff");
+          })
           .Default([](Operation *) { return std::nullopt; });
   if (!identity) {
     why = "the reduction combines with '" + op->getName().getStringRef().str() +

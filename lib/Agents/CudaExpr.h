@@ -55,7 +55,8 @@ public:
       : out(out), counter(counter) {}
 
   /// Spells every op of `block` except its terminator and `skip`.
-  LogicalResult writeBlock(Block &block, llvm::DenseMap<Value, std::string> &names,
+  LogicalResult writeBlock(Block &block,
+                           llvm::DenseMap<Value, std::string> &names,
                            ArrayRef<std::string> dims, Operation *skip,
                            std::string &why);
 
@@ -69,7 +70,8 @@ public:
   void append(StringRef text) { out += text.str(); }
 
 private:
-  LogicalResult writeOp(Operation &op, llvm::DenseMap<Value, std::string> &names,
+  LogicalResult writeOp(Operation &op,
+                        llvm::DenseMap<Value, std::string> &names,
                         ArrayRef<std::string> dims, std::string &why);
   std::string &out;
   unsigned &counter;

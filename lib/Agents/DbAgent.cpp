@@ -1,4 +1,5 @@
-//===- DbAgent.cpp - Exact hits from the kernel database -------------------===//
+//===- DbAgent.cpp - Exact hits from the kernel database
+//-------------------===//
 //
 // The db backend proposes the best kernel verified earlier for the task's
 // exact database key, so that it is verified (and timed) again here. Near
@@ -44,7 +45,7 @@ private:
 };
 } // namespace
 
-std::unique_ptr<KernelAgent> cuda_agent::createDbAgent(KernelDb &db,
-                                                       llvm::StringRef cudaVersion) {
+std::unique_ptr<KernelAgent>
+cuda_agent::createDbAgent(KernelDb &db, llvm::StringRef cudaVersion) {
   return std::make_unique<DbAgent>(db, cudaVersion);
 }

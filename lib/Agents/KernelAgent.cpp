@@ -23,7 +23,8 @@ cuda_agent::createAgent(llvm::StringRef name, const AgentConfig &config) {
   }
   if (name == "db") {
     if (!config.db)
-      return llvm::createStringError("agent=db needs a kernel database (db=PATH)");
+      return llvm::createStringError(
+          "agent=db needs a kernel database (db=PATH)");
     return createDbAgent(*config.db, config.cudaVersion);
   }
   if (name == "builtin")

@@ -1,4 +1,5 @@
-//===- AgentGeneratePass.cpp - The agent-generate pass ---------------------===//
+//===- AgentGeneratePass.cpp - The agent-generate pass
+//---------------------===//
 //
 // Thin pass wrapper over generateKernels().
 //

@@ -70,10 +70,14 @@ json::Value toJSON(const CandidateReport &report) {
   auto number = [](std::optional<double> value) -> json::Value {
     return value ? json::Value(*value) : json::Value(nullptr);
   };
-  return json::Object{{"name", report.name},         {"agent", report.agent},
-                      {"model", report.model},       {"turn", report.turn},
-                      {"compile", report.compile},   {"verify", report.verify},
-                      {"reason", report.reason},     {"ref_us", number(report.refUs)},
+  return json::Object{{"name", report.name},
+                      {"agent", report.agent},
+                      {"model", report.model},
+                      {"turn", report.turn},
+                      {"compile", report.compile},
+                      {"verify", report.verify},
+                      {"reason", report.reason},
+                      {"ref_us", number(report.refUs)},
                       {"cand_us", number(report.candUs)},
                       {"speedup", number(report.speedup)}};
 }
@@ -82,9 +86,12 @@ json::Value toJSON(const RegionReport &report) {
   json::Array candidates;
   for (const CandidateReport &candidate : report.candidates)
     candidates.push_back(toJSON(candidate));
-  return json::Object{{"function", report.function}, {"region", report.region},
-                      {"hash", report.hash},         {"kind", report.kind},
-                      {"decision", report.decision}, {"reason", report.reason},
+  return json::Object{{"function", report.function},
+                      {"region", report.region},
+                      {"hash", report.hash},
+                      {"kind", report.kind},
+                      {"decision", report.decision},
+                      {"reason", report.reason},
                       {"candidates", std::move(candidates)}};
 }
 
@@ -235,15 +242,14 @@ LogicalResult Generator::setUp() {
                               "nor $HOME is set)"
                             : "no kernel database (db=none)";
     if (options.verify == VerifyMode::Db)
-      return emitError(loc) << "verify=db needs a kernel database: "
-                            << dbNote;
+      return emitError(loc) << "verify=db needs a kernel database: " << dbNote;
   } else {
     // verify=db reads what is there: a missing file is a mistake.
     llvm::Expected<std::unique_ptr<KernelDb>> opened =
         KernelDb::open(dbPath, /*create=*/options.verify != VerifyMode::Db);
     if (!opened)
-      return emitError(loc) << "kernel database: "
-                            << llvm::toString(opened.takeError());
+      return emitError(loc)
+             << "kernel database: " << llvm::toString(opened.takeError());
     db = std::move(*opened);
   }
   // The GPU: verify=gpu needs one; verify=db on a machine with one verifies
@@ -290,16 +296,21 @@ LogicalResult Generator::setUp() {
     SmallString<128> dir;
     if (std::error_code ec =
             llvm::sys::fs::createUniqueDirectory("cuda-agent", dir))
-      return emitError(loc) << "cannot create a temporary directory: "
-                            << ec.message();
+      return emitError(loc)
+             << "cannot create a temporary directory: " << ec.message();
     workDir = dir.str().str();
     removeWorkDir = true;
   }
   if (std::error_code ec = llvm::sys::fs::create_directories(workDir))
     return emitError(loc) << "cannot create '" << workDir
                           << "': " << ec.message();
-  bundleJobs = {options.chip, cudaVersion,         kContractVersion,
-                options.minSpeedup, options.timeoutSeconds, kTrials, {}};
+  bundleJobs = {options.chip,
+                cudaVersion,
+                kContractVersion,
+                options.minSpeedup,
+                options.timeoutSeconds,
+                kTrials,
+                {}};
 
   return success();
 }
@@ -376,9 +387,10 @@ void Generator::fromDatabase(func::FuncOp func, const KernelTask &task,
     return fail("ok", llvm::toString(plan.takeError()));
   report.candidates.push_back(candidate);
   if (record.speedup < options.minSpeedup) {
-    report.reason = llvm::formatv("the database's best kernel (#{0}) is "
-                                  "{1:F2}x faster; min-speedup is {2:F2}x",
-                                  record.id, record.speedup, options.minSpeedup);
+    report.reason =
+        llvm::formatv("the database's best kernel (#{0}) is "
+                      "{1:F2}x faster; min-speedup is {2:F2}x",
+                      record.id, record.speedup, options.minSpeedup);
     return recordDecision(report, -1);
   }
   LaunchPlan launchPlan =
@@ -395,18 +407,19 @@ void Generator::fromDatabase(func::FuncOp func, const KernelTask &task,
   launchPlan.extra["source"] = record.source;
   attachKernel(func, launchPlan);
   report.decision = "spliced";
-  report.reason = llvm::formatv("kernel #{0} from the database ({1}/{2}): "
-                                "{3:F2}x faster, verified on {4} at {5}",
-                                record.id, record.agent, record.model,
-                                record.speedup, record.verifiedOn,
-                                record.createdAt);
+  report.reason =
+      llvm::formatv("kernel #{0} from the database ({1}/{2}): "
+                    "{3:F2}x faster, verified on {4} at {5}",
+                    record.id, record.agent, record.model, record.speedup,
+                    record.verifiedOn, record.createdAt);
   recordDecision(report, record.id);
 }
 
 std::optional<JobDecision>
 Generator::verifyHere(const Job &job, RegionReport &report, size_t firstReport,
                       std::vector<Attempt> &history,
-                      const std::vector<Candidate> &sources, func::FuncOp func) {
+                      const std::vector<Candidate> &sources,
+                      func::FuncOp func) {
   JobSet jobs = bundleJobs;
   jobs.jobs = {job};
   // A fresh result for this turn.
@@ -455,7 +468,7 @@ Generator::verifyHere(const Job &job, RegionReport &report, size_t firstReport,
                                   verdict.refUs.value_or(0), *verdict.speedup)
                         .str();
         history.push_back({source,
-                           verdict.accepted          ? "accepted"
+                           verdict.accepted           ? "accepted"
                            : verdict.verify == "pass" ? "slower"
                                                       : "verify-failed",
                            detail});
@@ -537,8 +550,8 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
   Type accumulator;
   func.walk([&](linalg::LinalgOp op) {
     int64_t length = 1;
-    for (auto [range, type] : llvm::zip_equal(op.getStaticLoopRanges(),
-                                              op.getIteratorTypesArray()))
+    for (auto [range, type] :
+         llvm::zip_equal(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
       if (type == utils::IteratorType::reduction && range > 0)
         length *= range;
     if (length > reductionLength && op.getNumReductionLoops() > 0 &&
@@ -553,12 +566,18 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
                            {"accumulator", getDtypeName(accumulator)}};
   std::string regionDir = joinPath(workDir, task.regionHash);
   llvm::sys::fs::remove_directories(regionDir);
-  Job job{task.regionHash, report.function, report.region, report.kind,
-          task.regionHash + "/reference", {}, task.flops, task.bytes};
+  Job job{task.regionHash,
+          report.function,
+          report.region,
+          report.kind,
+          task.regionHash + "/reference",
+          {},
+          task.flops,
+          task.bytes};
   // Large regions need time for their inputs: one more second per 25 MB.
-  bundleJobs.timeoutSeconds =
-      std::max<unsigned>(bundleJobs.timeoutSeconds,
-                         options.timeoutSeconds + unsigned(task.bytes / 25000000));
+  bundleJobs.timeoutSeconds = std::max<unsigned>(
+      bundleJobs.timeoutSeconds,
+      options.timeoutSeconds + unsigned(task.bytes / 25000000));
   {
     DiagnosticCollector diagnostics(context);
     if (failed(writeBundle(*reference, joinPath(regionDir, "reference"),
@@ -593,10 +612,10 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     Job turnJob = job;
     for (auto [candidate, kernel] : llvm::zip_equal(*proposed, compiled)) {
       // Names are unique within one turn; later turns get a prefix.
-      std::string name = turn == 1 ? sanitize(candidate.name)
-                                   : llvm::formatv("t{0}-{1}", turn,
-                                                   sanitize(candidate.name))
-                                         .str();
+      std::string name =
+          turn == 1
+              ? sanitize(candidate.name)
+              : llvm::formatv("t{0}-{1}", turn, sanitize(candidate.name)).str();
       CandidateReport entry{name, candidate.agent, candidate.model, turn};
       auto reject = [&](StringRef compile, StringRef outcome,
                         std::string reason) {
@@ -610,8 +629,8 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
         reject("error", "compile-error", llvm::toString(kernel.takeError()));
         continue;
       }
-      llvm::Expected<json::Value> plan = checkLaunchPlan(
-          candidate.launchPlan, *kernel, task.operands.size());
+      llvm::Expected<json::Value> plan =
+          checkLaunchPlan(candidate.launchPlan, *kernel, task.operands.size());
       if (!plan) {
         reject("ok", "bad-plan", llvm::toString(plan.takeError()));
         continue;
@@ -648,8 +667,8 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     }
     if (!noGpuReason.empty())
       break;
-    decision = verifyHere(turnJob, report, firstReport, history, *proposed,
-                          func);
+    decision =
+        verifyHere(turnJob, report, firstReport, history, *proposed, func);
     if (!decision || decision->winner)
       break;
   }
@@ -684,8 +703,8 @@ void Generator::processRegion(func::FuncOp func, RegionReport &report) {
     DiagnosticCollector diagnostics(module.getContext());
     task = buildKernelTask(func, options.chip);
     if (failed(task)) {
-      report.reason = "cannot describe this region to an agent: " +
-                      diagnostics.str();
+      report.reason =
+          "cannot describe this region to an agent: " + diagnostics.str();
       return;
     }
   }
@@ -757,11 +776,11 @@ LogicalResult Generator::run() {
                            "decision", builder.getStringAttr(report.decision)),
                        builder.getNamedAttr(
                            "reason", builder.getStringAttr(report.reason))}));
-    llvm::errs() << llvm::formatv("agent-generate: [{0}/{1}] @{2} ({3}, {4}): "
-                                  "{5}: {6}\n",
-                                  index + 1, regions.size(), report.region,
-                                  report.kind, StringRef(report.hash).take_front(12),
-                                  report.decision, report.reason);
+    llvm::errs() << llvm::formatv(
+        "agent-generate: [{0}/{1}] @{2} ({3}, {4}): "
+        "{5}: {6}\n",
+        index + 1, regions.size(), report.region, report.kind,
+        StringRef(report.hash).take_front(12), report.decision, report.reason);
     reports.push_back(std::move(report));
   }
 

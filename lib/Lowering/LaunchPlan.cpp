@@ -1,4 +1,5 @@
-//===- LaunchPlan.cpp - Launch plans and kernel bundles ---------------------===//
+//===- LaunchPlan.cpp - Launch plans and kernel bundles
+//---------------------===//
 //
 // Reads the launch plan out of a function lowered by the default pipeline
 // (host code still in the func/arith/gpu dialects) and writes it, with its
@@ -10,9 +11,9 @@
 #include "cuda-agent/Outline/ElementTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -39,9 +40,9 @@ LogicalResult addBuffer(LaunchPlan &plan, Value value, StringRef name,
            << value.getType();
   std::string dtype = getDtypeName(type.getElementType());
   if (dtype.empty())
-    return where->emitError() << "cannot express element type "
-                              << type.getElementType() << " of " << name
-                              << " in a launch plan";
+    return where->emitError()
+           << "cannot express element type " << type.getElementType() << " of "
+           << name << " in a launch plan";
   plan.buffers.push_back(
       {name.str(), SmallVector<int64_t>(type.getShape()), dtype, role.str()});
   return success();
@@ -65,8 +66,9 @@ FailureOr<std::string> addObject(LaunchPlan &plan, ModuleOp module,
                                  gpu::LaunchFuncOp launch, StringRef name) {
   auto binary = module.lookupSymbol<gpu::BinaryOp>(name);
   if (!binary) {
-    launch.emitError() << "cannot find gpu.binary @" << name
-                       << "; run the default lowering up to gpu-module-to-binary first";
+    launch.emitError()
+        << "cannot find gpu.binary @" << name
+        << "; run the default lowering up to gpu-module-to-binary first";
     return failure();
   }
   for (Attribute attr : binary.getObjects()) {
@@ -107,9 +109,10 @@ static llvm::Error readDims(const llvm::json::Object &launch, StringRef key,
   dims = {1, 1, 1};
   const llvm::json::Array *array = launch.getArray(key);
   if (!array || array->empty() || array->size() > 3)
-    return llvm::createStringError("launch %zu: '%s' must be an array of 1 to 3 "
-                                   "integers",
-                                   index, key.str().c_str());
+    return llvm::createStringError(
+        "launch %zu: '%s' must be an array of 1 to 3 "
+        "integers",
+        index, key.str().c_str());
   for (auto [i, value] : llvm::enumerate(*array)) {
     std::optional<int64_t> dim = value.getAsInteger();
     if (!dim || *dim < 1)
@@ -132,9 +135,9 @@ llvm::Expected<LaunchPlan> cuda_agent::parseLaunchPlan(
     return llvm::createStringError("%s is not a JSON object", name);
   LaunchPlan plan;
   for (const auto &[key, value] : *root)
-    if (!llvm::is_contained({"version", "chip", "buffers", "launches",
-                             "workspace_bytes"},
-                            key.str()))
+    if (!llvm::is_contained(
+            {"version", "chip", "buffers", "launches", "workspace_bytes"},
+            key.str()))
       plan.extra[key] = value;
   if (std::optional<int64_t> version = root->getInteger("version");
       version && *version != kLaunchPlanVersion)
@@ -168,8 +171,7 @@ llvm::Expected<LaunchPlan> cuda_agent::parseLaunchPlan(
   }
   const llvm::json::Array *launches = root->getArray("launches");
   if (!launches || launches->empty())
-    return llvm::createStringError("%s has no launches",
-                                   name);
+    return llvm::createStringError("%s has no launches", name);
   for (auto [index, value] : llvm::enumerate(*launches)) {
     const llvm::json::Object *launch = value.getAsObject();
     if (!launch)
@@ -208,7 +210,6 @@ llvm::Expected<LaunchPlan> cuda_agent::parseLaunchPlan(
   }
   return plan;
 }
-
 
 llvm::Expected<LaunchPlan> cuda_agent::readBundle(StringRef dir) {
   auto readFile = [&](StringRef name) -> llvm::Expected<std::string> {
@@ -292,9 +293,9 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
   DenseMap<Value, std::string> names;
   for (BlockArgument arg : func.getArguments()) {
     bool input = arg.getArgNumber() < numInputs;
-    std::string name =
-        (input ? "in" : "out") +
-        std::to_string(input ? arg.getArgNumber() : arg.getArgNumber() - numInputs);
+    std::string name = (input ? "in" : "out") +
+                       std::to_string(input ? arg.getArgNumber()
+                                            : arg.getArgNumber() - numInputs);
     if (failed(addBuffer(plan, arg, name, input ? "input" : "output", func)))
       return failure();
     names[arg] = name;
@@ -306,91 +307,91 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
   std::function<LogicalResult(Block &, DenseMap<Value, std::string> &)>
       appendSteps = [&](Block &block,
                         DenseMap<Value, std::string> &names) -> LogicalResult {
-  for (Operation &op : block) {
-    if (isa<arith::ConstantOp, gpu::DeallocOp, func::ReturnOp>(op))
-      continue;
-    if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
-      std::string name = "tmp" + std::to_string(temps++);
-      if (failed(addBuffer(plan, alloc.getMemref(), name, "temp", alloc)))
+    for (Operation &op : block) {
+      if (isa<arith::ConstantOp, gpu::DeallocOp, func::ReturnOp>(op))
+        continue;
+      if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+        std::string name = "tmp" + std::to_string(temps++);
+        if (failed(addBuffer(plan, alloc.getMemref(), name, "temp", alloc)))
+          return failure();
+        names[alloc.getMemref()] = name;
+        continue;
+      }
+      if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
+        auto from = names.find(copy.getSrc()), to = names.find(copy.getDst());
+        if (from == names.end() || to == names.end())
+          return copy.emitError("cannot express this copy in a launch plan: it "
+                                "copies from or to a value that is not a "
+                                "buffer");
+        PlanLaunch step;
+        step.copyFrom = from->second;
+        step.copyTo = to->second;
+        plan.launches.push_back(std::move(step));
+        continue;
+      }
+      if (auto call = dyn_cast<func::CallOp>(op)) {
+        auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+        if (!callee || callee.isExternal() || call.getNumResults())
+          return call.emitError("cannot express this call in a launch plan: "
+                                "the callee must be a function of the module "
+                                "with a body and out-parameters only");
+        DenseMap<Value, std::string> calleeNames;
+        for (auto [arg, operand] :
+             llvm::zip_equal(callee.getArguments(), call.getOperands())) {
+          auto it = names.find(operand);
+          if (it == names.end())
+            return call.emitError("cannot express this call in a launch plan: "
+                                  "an operand is not a buffer");
+          calleeNames[arg] = it->second;
+        }
+        if (failed(appendSteps(callee.getBody().front(), calleeNames)))
+          return failure();
+        continue;
+      }
+      auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+      if (!launch)
+        return op.emitError() << "cannot express '" << op.getName()
+                              << "' in a launch plan: the host code must be "
+                                 "straight-line allocations, copies, "
+                                 "launches and calls";
+      PlanLaunch entry;
+      entry.kernel = launch.getKernelName().str();
+      FailureOr<std::string> object =
+          addObject(plan, module, launch, launch.getKernelModuleName());
+      if (failed(object))
         return failure();
-      names[alloc.getMemref()] = name;
-      continue;
-    }
-    if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
-      auto from = names.find(copy.getSrc()), to = names.find(copy.getDst());
-      if (from == names.end() || to == names.end())
-        return copy.emitError("cannot express this copy in a launch plan: it "
-                              "copies from or to a value that is not a "
-                              "buffer");
-      PlanLaunch step;
-      step.copyFrom = from->second;
-      step.copyTo = to->second;
-      plan.launches.push_back(std::move(step));
-      continue;
-    }
-    if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-      if (!callee || callee.isExternal() || call.getNumResults())
-        return call.emitError("cannot express this call in a launch plan: "
-                              "the callee must be a function of the module "
-                              "with a body and out-parameters only");
-      DenseMap<Value, std::string> calleeNames;
-      for (auto [arg, operand] :
-           llvm::zip_equal(callee.getArguments(), call.getOperands())) {
+      entry.object = *object;
+      Value grid[] = {launch.getGridSizeX(), launch.getGridSizeY(),
+                      launch.getGridSizeZ()};
+      Value block[] = {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                       launch.getBlockSizeZ()};
+      for (int i = 0; i < 3; ++i) {
+        FailureOr<int64_t> g = constantOperand(launch, grid[i], "grid size");
+        FailureOr<int64_t> b = constantOperand(launch, block[i], "block size");
+        if (failed(g) || failed(b))
+          return failure();
+        entry.grid[i] = *g;
+        entry.block[i] = *b;
+      }
+      if (Value shared = launch.getDynamicSharedMemorySize()) {
+        FailureOr<int64_t> bytes =
+            constantOperand(launch, shared, "dynamic shared memory size");
+        if (failed(bytes))
+          return failure();
+        entry.sharedBytes = *bytes;
+      }
+      for (Value operand : launch.getKernelOperands()) {
         auto it = names.find(operand);
         if (it == names.end())
-          return call.emitError("cannot express this call in a launch plan: "
-                                "an operand is not a buffer");
-        calleeNames[arg] = it->second;
+          return launch.emitError()
+                 << "cannot express this launch in a launch plan: kernel "
+                    "operand of type "
+                 << operand.getType() << " is not a buffer";
+        entry.args.push_back(it->second);
       }
-      if (failed(appendSteps(callee.getBody().front(), calleeNames)))
-        return failure();
-      continue;
+      plan.launches.push_back(std::move(entry));
     }
-    auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
-    if (!launch)
-      return op.emitError() << "cannot express '" << op.getName()
-                            << "' in a launch plan: the host code must be "
-                               "straight-line allocations, copies, "
-                               "launches and calls";
-    PlanLaunch entry;
-    entry.kernel = launch.getKernelName().str();
-    FailureOr<std::string> object =
-        addObject(plan, module, launch, launch.getKernelModuleName());
-    if (failed(object))
-      return failure();
-    entry.object = *object;
-    Value grid[] = {launch.getGridSizeX(), launch.getGridSizeY(),
-                    launch.getGridSizeZ()};
-    Value block[] = {launch.getBlockSizeX(), launch.getBlockSizeY(),
-                     launch.getBlockSizeZ()};
-    for (int i = 0; i < 3; ++i) {
-      FailureOr<int64_t> g = constantOperand(launch, grid[i], "grid size");
-      FailureOr<int64_t> b = constantOperand(launch, block[i], "block size");
-      if (failed(g) || failed(b))
-        return failure();
-      entry.grid[i] = *g;
-      entry.block[i] = *b;
-    }
-    if (Value shared = launch.getDynamicSharedMemorySize()) {
-      FailureOr<int64_t> bytes =
-          constantOperand(launch, shared, "dynamic shared memory size");
-      if (failed(bytes))
-        return failure();
-      entry.sharedBytes = *bytes;
-    }
-    for (Value operand : launch.getKernelOperands()) {
-      auto it = names.find(operand);
-      if (it == names.end())
-        return launch.emitError()
-               << "cannot express this launch in a launch plan: kernel "
-                  "operand of type "
-               << operand.getType() << " is not a buffer";
-      entry.args.push_back(it->second);
-    }
-    plan.launches.push_back(std::move(entry));
-  }
-  return success();
+    return success();
   };
   if (failed(appendSteps(func.getBody().front(), names)))
     return failure();
@@ -411,7 +412,8 @@ LogicalResult cuda_agent::writeBundle(const LaunchPlan &plan, StringRef dir,
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec);
     if (ec)
-      return emitError(loc) << "cannot write '" << path << "': " << ec.message();
+      return emitError(loc)
+             << "cannot write '" << path << "': " << ec.message();
     os << contents;
     return success();
   };
@@ -425,4 +427,3 @@ LogicalResult cuda_agent::writeBundle(const LaunchPlan &plan, StringRef dir,
   os << llvm::formatv("{0:2}", toJSON(plan)) << "\n";
   return write("plan.json", json);
 }
-

@@ -71,14 +71,11 @@ llvm::Error cuda_agent::writeJobSet(llvm::StringRef dir, const JobSet &jobs) {
                                  {"bytes", job.bytes},
                                  {"candidates", std::move(candidates)}});
   }
-  json::Object root{{"version", kJobsVersion},
-                    {"chip", jobs.chip},
-                    {"cuda", jobs.cudaVersion},
-                    {"contract", jobs.contractVersion},
-                    {"min_speedup", jobs.minSpeedup},
-                    {"timeout", jobs.timeoutSeconds},
-                    {"trials", jobs.trials},
-                    {"jobs", std::move(array)}};
+  json::Object root{
+      {"version", kJobsVersion},        {"chip", jobs.chip},
+      {"cuda", jobs.cudaVersion},       {"contract", jobs.contractVersion},
+      {"min_speedup", jobs.minSpeedup}, {"timeout", jobs.timeoutSeconds},
+      {"trials", jobs.trials},          {"jobs", std::move(array)}};
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create '%s'", dir.str().c_str());
   std::string path = join(dir, "jobs.json");
@@ -120,9 +117,12 @@ llvm::Expected<JobSet> cuda_agent::readJobSet(llvm::StringRef dir) {
     const json::Object *object = item.getAsObject();
     if (!object || getString(*object, "hash").empty())
       return bad("every job needs a 'hash'");
-    Job job{getString(*object, "hash"), getString(*object, "function"),
-            getString(*object, "region"), getString(*object, "kind"),
-            getString(*object, "reference"), {},
+    Job job{getString(*object, "hash"),
+            getString(*object, "function"),
+            getString(*object, "region"),
+            getString(*object, "kind"),
+            getString(*object, "reference"),
+            {},
             object->getInteger("flops").value_or(0),
             object->getInteger("bytes").value_or(0)};
     if (const json::Array *candidates = object->getArray("candidates"))
@@ -168,10 +168,9 @@ cuda_agent::readJobResults(llvm::StringRef dir, const JobSet &jobs) {
     for (auto [index, candidate] : llvm::enumerate(job.candidates)) {
       CandidateVerdict verdict;
       verdict.candidate = candidate;
-      const json::Object *entry =
-          candidates && index < candidates->size()
-              ? (*candidates)[index].getAsObject()
-              : nullptr;
+      const json::Object *entry = candidates && index < candidates->size()
+                                      ? (*candidates)[index].getAsObject()
+                                      : nullptr;
       if (!entry) {
         verdict.verify = "fail";
         verdict.reason = result.error.empty() ? "not verified" : result.error;
@@ -235,7 +234,8 @@ JobDecision cuda_agent::decideJob(const JobResult &result, double minSpeedup) {
   decision.winner = *bestPassed;
   decision.reason = best.candidate.agent + "/" + best.candidate.name + ": " +
                     formatSpeedup(*best.speedup) + " faster (" + timing +
-                    (result.device.empty() ? "" : ", on " + result.device) + ")";
+                    (result.device.empty() ? "" : ", on " + result.device) +
+                    ")";
   return decision;
 }
 
@@ -270,8 +270,8 @@ cuda_agent::makeKernelRecord(llvm::StringRef dir, const JobSet &jobs,
   return record;
 }
 
-llvm::Expected<ImportedResults> cuda_agent::importJobResults(KernelDb &db,
-                                                            llvm::StringRef dir) {
+llvm::Expected<ImportedResults>
+cuda_agent::importJobResults(KernelDb &db, llvm::StringRef dir) {
   llvm::Expected<JobSet> jobs = readJobSet(dir);
   if (!jobs)
     return jobs.takeError();
@@ -314,7 +314,8 @@ llvm::Expected<ImportedResults> cuda_agent::importJobResults(KernelDb &db,
   return imported;
 }
 
-llvm::Expected<std::string> cuda_agent::findRunner(llvm::StringRef explicitPath) {
+llvm::Expected<std::string>
+cuda_agent::findRunner(llvm::StringRef explicitPath) {
   auto executable = [](const llvm::Twine &path) -> std::optional<std::string> {
     std::string text = path.str();
     if (llvm::sys::fs::can_execute(text) && !llvm::sys::fs::is_directory(text))
@@ -337,8 +338,8 @@ llvm::Expected<std::string> cuda_agent::findRunner(llvm::StringRef explicitPath)
   static int anchor;
   std::string self = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
   if (!self.empty())
-    if (auto path = executable(llvm::sys::path::parent_path(self) +
-                               "/cuda-agent-run"))
+    if (auto path =
+            executable(llvm::sys::path::parent_path(self) + "/cuda-agent-run"))
       return *path;
   if (auto path = executable(CUDA_AGENT_BUILD_BIN_DIR "/cuda-agent-run"))
     return *path;
@@ -366,9 +367,8 @@ llvm::Expected<int> runChild(llvm::StringRef runner,
   llvm::FileRemover removeOut(outPath), removeErr(errPath);
   std::vector<llvm::StringRef> argv{runner};
   argv.insert(argv.end(), args.begin(), args.end());
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""),
-                                                llvm::StringRef(outPath),
-                                                llvm::StringRef(errPath)};
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(""), llvm::StringRef(outPath), llvm::StringRef(errPath)};
   std::string message;
   bool failedToRun = false;
   int rc = llvm::sys::ExecuteAndWait(runner, argv, std::nullopt, redirects,

@@ -1,4 +1,5 @@
-//===- Jobs.cpp - Verification jobs written by the compiler ----------------===//
+//===- Jobs.cpp - Verification jobs written by the compiler
+//----------------===//
 
 #include "Jobs.h"
 
@@ -44,7 +45,8 @@ fs::path inside(const fs::path &dir, const json &value, const char *what) {
 JobsFile mlir::cuda_agent::loadJobs(const fs::path &dir) {
   std::ifstream in(dir / "jobs.json");
   if (!in)
-    throw RunnerError(kExitUsage, "cannot read " + (dir / "jobs.json").string());
+    throw RunnerError(kExitUsage,
+                      "cannot read " + (dir / "jobs.json").string());
   JobsFile file;
   file.dir = dir;
   file.jobs = json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -65,10 +67,11 @@ JobsFile mlir::cuda_agent::loadJobs(const fs::path &dir) {
     fs::path hash = job["hash"].get<std::string>();
     if (hash.has_parent_path() || hash == ".." || hash == ".")
       badJobs(dir, "job " + std::to_string(index) + " has a bad hash");
-    JobsFile::Job entry{job["hash"].get<std::string>(),
-                        job.value("function", std::string("?")),
-                        inside(dir, job.value("reference", json()), "reference"),
-                        {}};
+    JobsFile::Job entry{
+        job["hash"].get<std::string>(),
+        job.value("function", std::string("?")),
+        inside(dir, job.value("reference", json()), "reference"),
+        {}};
     for (const json &candidate : job.value("candidates", json::array()))
       entry.candidates.push_back(
           inside(dir, candidate.value("bundle", json()), "bundle"));
@@ -89,7 +92,8 @@ json mlir::cuda_agent::runJobs(const JobsFile &file, const json &device,
   if (jobs.contains("trials") && jobs["trials"].is_number_integer())
     options.trials = std::max(1, jobs["trials"].get<int>());
 
-  json summary = {{"status", "ok"}, {"device", device}, {"jobs", json::array()}};
+  json summary = {
+      {"status", "ok"}, {"device", device}, {"jobs", json::array()}};
   size_t index = 0, total = file.list.size();
   for (const JobsFile::Job &job : file.list) {
     ++index;

@@ -11,9 +11,9 @@
 //   DIR/<hash>/candidates/<name>/   one bundle per compiled candidate
 //
 // Each job is one --verify run (with --time); its summary goes to
-// DIR/<hash>/result.json with the device it ran on and when (verified_at). The compiler reads the
-// results back (`verify=gpu`) or `cuda-agent-db import-results DIR` stores
-// the accepted kernels for a later `verify=db`.
+// DIR/<hash>/result.json with the device it ran on and when (verified_at). The
+// compiler reads the results back (`verify=gpu`) or `cuda-agent-db
+// import-results DIR` stores the accepted kernels for a later `verify=db`.
 //
 //===----------------------------------------------------------------------===//
 

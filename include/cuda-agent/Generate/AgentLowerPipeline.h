@@ -11,8 +11,8 @@
 
 #include "cuda-agent/Outline/RegionOutliner.h"
 
-#include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir::cuda_agent {
 
@@ -41,7 +41,8 @@ struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
                      "with <name>.json beside, for example `replay-dir=k`.")};
   Option<unsigned> samples{
       *this, "samples",
-      llvm::cl::desc("Candidates per region and turn, for example `samples=8`."),
+      llvm::cl::desc(
+          "Candidates per region and turn, for example `samples=8`."),
       llvm::cl::init(4)};
   Option<unsigned> turns{
       *this, "turns",
@@ -79,7 +80,8 @@ struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
                      "`report=report.json`.")};
   Option<unsigned> jobs{
       *this, "jobs",
-      llvm::cl::desc("Compile threads (0: one per core), for example `jobs=8`."),
+      llvm::cl::desc(
+          "Compile threads (0: one per core), for example `jobs=8`."),
       llvm::cl::init(0)};
   Option<unsigned> timeout{
       *this, "timeout",

@@ -1,4 +1,5 @@
-//===- RunnerClient.h - The compiler's side of cuda-agent-run ----*- C++ -*-===//
+//===- RunnerClient.h - The compiler's side of cuda-agent-run ----*- C++
+//-*-===//
 //
 // The compiler never touches the GPU: it writes verification jobs (a
 // reference bundle and candidate bundles per region) into a directory and
