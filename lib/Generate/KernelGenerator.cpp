@@ -405,6 +405,7 @@ void Generator::fromDatabase(func::FuncOp func, const KernelTask &task,
   launchPlan.extra["db_key"] = keyText;
   launchPlan.extra["db_id"] = std::to_string(record.id);
   launchPlan.extra["source"] = record.source;
+  launchPlan.extra["ptx"] = kernel->ptx;
   attachKernel(func, launchPlan);
   report.decision = "spliced";
   report.reason =
@@ -639,6 +640,7 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
           buildCandidatePlan(task, *plan->getAsObject(), *kernel);
       bundle.extra["agent"] = candidate.agent;
       bundle.extra["model"] = candidate.model;
+      bundle.extra["ptx"] = kernel->ptx; // kept with the spliced kernel
       std::string relative = task.regionHash + "/candidates/" + name;
       std::string dir = joinPath(workDir, relative);
       DiagnosticCollector diagnostics(context);
