@@ -29,9 +29,12 @@ cuda_agent::createAgent(llvm::StringRef name, const AgentConfig &config) {
   }
   if (name == "builtin")
     return createBuiltinAgent();
-  if (name == "openai" || name == "torch")
+  if (name == "openai")
+    return createOpenAIAgent(config.openai);
+  if (name == "torch")
     return llvm::createStringError(
-        "agent=%s is not part of this build yet; use agent=replay or agent=db",
+        "agent=%s is not part of this build yet; use agent=builtin, openai, "
+        "replay or db",
         name.str().c_str());
   std::string known;
   for (llvm::StringRef agentName : getAgentNames())

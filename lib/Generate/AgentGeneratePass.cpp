@@ -27,6 +27,12 @@ struct AgentGeneratePass
       return signalPassFailure();
     generate.agent = agent;
     generate.replayDir = replayDir;
+    generate.openai.endpoint = endpoint;
+    generate.openai.model = model;
+    generate.openai.apiKeyEnv = apiKeyEnv;
+    generate.openai.temperature = temperature;
+    generate.openai.maxTokens = maxTokens;
+    generate.openai.timeoutSeconds = llmTimeout;
     generate.samples = samples;
     generate.turns = turns;
     generate.chip = chip;

@@ -18,6 +18,12 @@ void cuda_agent::buildAgentLowerPipeline(OpPassManager &pm,
   AgentGeneratePassOptions generate;
   generate.agent = options.agent;
   generate.replayDir = options.replayDir;
+  generate.endpoint = options.endpoint;
+  generate.model = options.model;
+  generate.apiKeyEnv = options.apiKeyEnv;
+  generate.temperature = options.temperature;
+  generate.maxTokens = options.maxTokens;
+  generate.llmTimeout = options.llmTimeout;
   generate.samples = options.samples;
   generate.turns = options.turns;
   generate.chip = options.chip;

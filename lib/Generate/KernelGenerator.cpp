@@ -279,7 +279,7 @@ LogicalResult Generator::setUp() {
   }
 
   // The agent.
-  AgentConfig config{options.replayDir, db.get(), cudaVersion};
+  AgentConfig config{options.replayDir, db.get(), cudaVersion, options.openai};
   llvm::Expected<std::unique_ptr<KernelAgent>> created =
       createAgent(options.agent, config);
   if (created)
@@ -626,6 +626,12 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
         history.push_back({candidate, outcome.str(), std::move(reason)});
         report.candidates.push_back(entry);
       };
+      if (!candidate.replyError.empty()) {
+        if (!kernel)
+          llvm::consumeError(kernel.takeError());
+        reject("error", "bad-reply", "reply: " + candidate.replyError);
+        continue;
+      }
       if (!kernel) {
         reject("error", "compile-error", llvm::toString(kernel.takeError()));
         continue;

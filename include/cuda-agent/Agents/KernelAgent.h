@@ -28,6 +28,12 @@ struct Candidate {
   std::string launchPlan; // JSON text: {"launches": [...], "workspace_bytes": N}
   std::string agent;      // Backend name, e.g. "replay".
   std::string model;      // Model or generator that wrote it.
+  /// The model's whole reply (language-model agents), kept for the next
+  /// turn's conversation.
+  std::string reply;
+  /// Set when the reply could not be read as a kernel (no code block, no
+  /// launch plan): the candidate is then only feedback for the next turn.
+  std::string replyError;
 };
 
 /// What became of an earlier candidate, fed back on the next turn.
@@ -73,6 +79,28 @@ std::unique_ptr<KernelAgent> createBuiltinAgent();
 std::unique_ptr<KernelAgent> createDbAgent(KernelDb &db,
                                            llvm::StringRef cudaVersion);
 
+/// agent=openai: an OpenAI-compatible chat-completions server.
+struct OpenAIConfig {
+  /// Base URL, e.g. "http://127.0.0.1:8000/v1" (POST {endpoint}/chat/completions).
+  std::string endpoint;
+  std::string model;
+  /// The environment variable holding the API key (sent as a bearer token,
+  /// never written anywhere); empty: no key.
+  std::string apiKeyEnv;
+  double temperature = 0.2;
+  unsigned maxTokens = 4096;
+  /// Seconds per request before it is abandoned.
+  unsigned timeoutSeconds = 120;
+  /// Extra attempts after a 429, a 5xx or a connection error, with
+  /// exponential backoff from `backoffMs`.
+  unsigned retries = 3;
+  unsigned backoffMs = 500;
+};
+
+/// The openai backend: each candidate is one chat completion of the
+/// conversation renderPrompt() builds; the reply is read by parseReply().
+std::unique_ptr<KernelAgent> createOpenAIAgent(const OpenAIConfig &config);
+
 /// What the `agent=` backends may need.
 struct AgentConfig {
   /// agent=replay: the directory of `<hash>/<name>.cu` files.
@@ -81,6 +109,8 @@ struct AgentConfig {
   KernelDb *db = nullptr;
   /// The key's CUDA version, see getCudaVersion().
   std::string cudaVersion;
+  /// agent=openai.
+  OpenAIConfig openai;
 };
 
 /// The names `agent=` accepts, in the order `--help` lists them.

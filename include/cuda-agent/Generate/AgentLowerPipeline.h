@@ -39,6 +39,32 @@ struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
       *this, "replay-dir",
       llvm::cl::desc("agent=replay: candidates in DIR/<region hash>/<name>.cu "
                      "with <name>.json beside, for example `replay-dir=k`.")};
+  Option<std::string> endpoint{
+      *this, "endpoint",
+      llvm::cl::desc("agent=openai: the server, for example "
+                     "`endpoint=http://127.0.0.1:8000/v1`.")};
+  Option<std::string> model{
+      *this, "model",
+      llvm::cl::desc("agent=openai: the model, for example `model=kernel-7b`.")};
+  Option<std::string> apiKeyEnv{
+      *this, "api-key-env",
+      llvm::cl::desc("agent=openai: the variable holding the API key, for "
+                     "example `api-key-env=OPENAI_API_KEY`.")};
+  Option<double> temperature{
+      *this, "temperature",
+      llvm::cl::desc("agent=openai: sampling temperature, for example "
+                     "`temperature=0.7`."),
+      llvm::cl::init(0.2)};
+  Option<unsigned> maxTokens{
+      *this, "max-tokens",
+      llvm::cl::desc("agent=openai: reply token limit, for example "
+                     "`max-tokens=8192`."),
+      llvm::cl::init(4096)};
+  Option<unsigned> llmTimeout{
+      *this, "llm-timeout",
+      llvm::cl::desc("agent=openai: seconds per request, for example "
+                     "`llm-timeout=300`."),
+      llvm::cl::init(120)};
   Option<unsigned> samples{
       *this, "samples",
       llvm::cl::desc(

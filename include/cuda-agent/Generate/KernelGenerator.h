@@ -12,6 +12,8 @@
 #ifndef CUDA_AGENT_GENERATE_KERNELGENERATOR_H
 #define CUDA_AGENT_GENERATE_KERNELGENERATOR_H
 
+#include "cuda-agent/Agents/KernelAgent.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
@@ -32,6 +34,8 @@ enum class VerifyMode {
 struct GenerateOptions {
   std::string agent = "builtin";
   std::string replayDir;
+  /// agent=openai's server, model, key variable and sampling.
+  OpenAIConfig openai;
   unsigned samples = 4, turns = 1;
   std::string chip = "sm_90", features = "+ptx80";
   /// The database file; empty: KernelDb::defaultPath(); "none": no database.

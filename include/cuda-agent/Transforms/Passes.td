@@ -170,6 +170,23 @@ def AgentGeneratePass : Pass<"agent-generate", "::mlir::ModuleOp"> {
            "agent=replay: the directory of candidates, "
            "`DIR/<region hash>/<name>.cu` with `<name>.json` (the launch "
            "plan) beside it, for example `replay-dir=kernels`.">,
+    Option<"endpoint", "endpoint", "std::string", /*default=*/"",
+           "agent=openai: the OpenAI-compatible server, for example "
+           "`endpoint=http://127.0.0.1:8000/v1`.">,
+    Option<"model", "model", "std::string", /*default=*/"",
+           "agent=openai: the model name the server knows, for example "
+           "`model=cuda-agent-7b`.">,
+    Option<"apiKeyEnv", "api-key-env", "std::string", /*default=*/"",
+           "agent=openai: the environment variable holding the API key, for "
+           "example `api-key-env=OPENAI_API_KEY`; the key is never written "
+           "anywhere.">,
+    Option<"temperature", "temperature", "double", /*default=*/"0.2",
+           "agent=openai: sampling temperature, for example `temperature=0.7`.">,
+    Option<"maxTokens", "max-tokens", "unsigned", /*default=*/"4096",
+           "agent=openai: the reply's token limit, for example `max-tokens=8192`.">,
+    Option<"llmTimeout", "llm-timeout", "unsigned", /*default=*/"120",
+           "agent=openai: seconds per request (429, 5xx and connection errors "
+           "are retried 3 times with backoff), for example `llm-timeout=300`.">,
     Option<"samples", "samples", "unsigned", /*default=*/"4",
            "Candidates asked for per region and turn, for example "
            "`samples=8`.">,

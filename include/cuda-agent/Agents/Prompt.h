@@ -1,0 +1,47 @@
+//===- Prompt.h - Tasks as chat prompts, replies as candidates --*- C++ -*-===//
+//
+// What a language-model agent is told and how its answer is read. The prompt
+// carries the region's MLIR, its operands, size, the roofline floor on the
+// target and the candidate contract; earlier attempts come back as feedback
+// turns (compile log, mismatch, timing). A reply is read for its fenced CUDA
+// block and its launch-plan JSON; prose around them is ignored, and a reply
+// missing either becomes feedback, not an error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_AGENTS_PROMPT_H
+#define CUDA_AGENT_AGENTS_PROMPT_H
+
+#include "cuda-agent/Agents/KernelAgent.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::cuda_agent {
+
+/// The version of the prompt text; changes when what the model is told does.
+constexpr llvm::StringLiteral kPromptVersion = "prompt-v1";
+
+struct ChatMessage {
+  std::string role; ///< system, user or assistant
+  std::string content;
+};
+
+/// The conversation for `task`: the system message (the contract), the task,
+/// and for each earlier attempt its reply and the compiler's feedback.
+std::vector<ChatMessage> renderPrompt(const KernelTask &task,
+                                      llvm::ArrayRef<Attempt> history);
+
+/// A reply read for its kernel: the last fenced block of CUDA C++ (```cuda,
+/// ```cpp, ```c++, ```cu, or an unlabelled block with a __global__) and the
+/// launch plan (a ```json block, or the first JSON object with "launches").
+/// `error` says what is missing ("no CUDA code block", "no launch plan");
+/// the rest is empty then.
+struct ParsedReply {
+  std::string source, launchPlan, error;
+};
+ParsedReply parseReply(llvm::StringRef reply);
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_AGENTS_PROMPT_H

@@ -1,0 +1,135 @@
+//===- Prompt.cpp - Tasks as chat prompts, replies as candidates ----------===//
+
+#include "cuda-agent/Agents/Prompt.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+
+namespace {
+/// The H200's measured copy bandwidth, for the roofline floor in the prompt.
+constexpr double kCopyBandwidth = 4.23e12;
+
+const char kSystem[] = R"(You write CUDA C++ kernels for regions of an MLIR program. Each kernel you write is compiled with NVRTC (-std=c++17, the target arch below), checked on several fresh random inputs against the program's own lowering of the region, timed against it, and used only if it computes the same values and is faster.
+
+The contract:
+- Entry points are `extern "C" __global__` functions. Each takes one typed pointer per operand, in the order given (inputs, then outputs), then optionally a `void *workspace`. Shapes are compile-time constants: no other parameters.
+- Only the CUDA toolkit's own headers may be included (for example <cuda_fp16.h>, <cuda_bf16.h>, <cuda/std/cstdint>); no host code, no libraries.
+- Every output element must be written. Inputs must not be written.
+- Buffers are dense, row-major, 256-byte aligned.
+
+Answer with one ```cuda code block holding the whole source, and one ```json block holding the launch plan:
+{"launches": [{"kernel": "<entry point>", "grid": [x, y, z], "block": [x, y, z], "shared_bytes": 0}], "workspace_bytes": 0}
+Launches run in order on one stream.)";
+
+std::string describeTask(const KernelTask &task) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "Target: " << task.arch << ". Region " << task.regionHash.substr(0, 12)
+     << " (" << task.kind << "): " << task.flops << " flops, " << task.bytes
+     << " bytes read and written; at " << llvm::formatv("{0:F2}", kCopyBandwidth / 1e12)
+     << " TB/s the memory floor is "
+     << llvm::formatv("{0:F2}", task.bytes / kCopyBandwidth * 1e6) << " us.\n\n";
+  os << "Operands (kernel parameters, in order):\n";
+  for (const OperandSpec &operand : task.operands) {
+    os << "- " << operand.name << ": " << (operand.isOutput ? "output" : "input")
+       << ", " << operand.dtype << "[";
+    llvm::interleave(operand.shape, os, "x");
+    os << "]\n";
+  }
+  os << "\nThe region (MLIR, linalg on tensors; results are the outputs):\n```mlir\n"
+     << task.regionMlir << "```\n";
+  return text;
+}
+
+/// The closing ``` of a fence that opens at `open` (just after its info
+/// string's line), or npos.
+size_t findClose(llvm::StringRef text, size_t from) {
+  size_t at = from;
+  while ((at = text.find("```", at)) != llvm::StringRef::npos) {
+    if (at == 0 || text[at - 1] == '\n')
+      return at;
+    at += 3;
+  }
+  return llvm::StringRef::npos;
+}
+} // namespace
+
+std::vector<ChatMessage> cuda_agent::renderPrompt(const KernelTask &task,
+                                                  llvm::ArrayRef<Attempt> history) {
+  std::vector<ChatMessage> messages;
+  messages.push_back({"system", kSystem});
+  messages.push_back({"user", describeTask(task)});
+  for (const Attempt &attempt : history) {
+    std::string reply = attempt.candidate.reply;
+    if (reply.empty())
+      reply = "```cuda\n" + attempt.candidate.source + "```\n```json\n" +
+              attempt.candidate.launchPlan + "\n```\n";
+    messages.push_back({"assistant", reply});
+    messages.push_back(
+        {"user", "That candidate was not used (" + attempt.outcome +
+                     "):\n" + attempt.detail +
+                     "\n\nWrite a corrected kernel, with its launch plan."});
+  }
+  return messages;
+}
+
+ParsedReply cuda_agent::parseReply(llvm::StringRef reply) {
+  ParsedReply parsed;
+  std::string source, plan;
+  size_t at = 0;
+  while ((at = reply.find("```", at)) != llvm::StringRef::npos) {
+    size_t lineEnd = reply.find('\n', at);
+    if (lineEnd == llvm::StringRef::npos)
+      break;
+    std::string info = reply.slice(at + 3, lineEnd).trim().lower();
+    size_t close = findClose(reply, lineEnd + 1);
+    if (close == llvm::StringRef::npos)
+      break; // an unterminated fence: the reply was cut off
+    llvm::StringRef body = reply.slice(lineEnd + 1, close);
+    bool isCuda = info == "cuda" || info == "cpp" || info == "c++" ||
+                  info == "cu" || info == "c" ||
+                  (info.empty() && body.contains("__global__"));
+    if (isCuda)
+      source = body.str(); // the last one wins: models revise
+    else if (info == "json" && plan.empty())
+      plan = body.trim().str();
+    at = close + 3;
+  }
+  if (plan.empty()) {
+    // A bare JSON object with "launches" in the prose.
+    for (size_t open = reply.find('{'); open != llvm::StringRef::npos;
+         open = reply.find('{', open + 1)) {
+      int depth = 0;
+      for (size_t i = open; i < reply.size(); ++i) {
+        if (reply[i] == '{')
+          ++depth;
+        else if (reply[i] == '}' && --depth == 0) {
+          llvm::StringRef candidate = reply.slice(open, i + 1);
+          if (candidate.contains("\"launches\"")) {
+            if (llvm::Expected<llvm::json::Value> json = llvm::json::parse(candidate))
+              plan = candidate.str();
+            else
+              llvm::consumeError(json.takeError());
+          }
+          break;
+        }
+      }
+      if (!plan.empty())
+        break;
+    }
+  }
+  if (source.empty())
+    parsed.error = "the reply has no ```cuda code block";
+  else if (plan.empty())
+    parsed.error = "the reply has no launch plan (a ```json block with "
+                   "\"launches\")";
+  else {
+    parsed.source = std::move(source);
+    parsed.launchPlan = std::move(plan);
+  }
+  return parsed;
+}
