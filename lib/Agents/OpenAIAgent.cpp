@@ -59,7 +59,8 @@ public:
                                {"messages", std::move(messages)},
                                {"temperature", config.temperature},
                                {"max_tokens", config.maxTokens}};
-    std::string body = llvm::formatv("{0}", llvm::json::Value(std::move(request)));
+    std::string body =
+        llvm::formatv("{0}", llvm::json::Value(std::move(request)));
     std::vector<Candidate> candidates;
     for (unsigned i = 0; i < count; ++i) {
       llvm::Expected<std::string> reply = complete(body);
@@ -87,7 +88,8 @@ private:
     while (!url.empty() && url.back() == '/')
       url.pop_back();
     url += "/chat/completions";
-    curl_slist *headers = curl_slist_append(nullptr, "Content-Type: application/json");
+    curl_slist *headers =
+        curl_slist_append(nullptr, "Content-Type: application/json");
     if (!config.apiKeyEnv.empty())
       if (const char *key = std::getenv(config.apiKeyEnv.c_str()); key && *key)
         headers = curl_slist_append(

@@ -13,7 +13,8 @@ namespace {
 /// The H200's measured copy bandwidth, for the roofline floor in the prompt.
 constexpr double kCopyBandwidth = 4.23e12;
 
-const char kSystem[] = R"(You write CUDA C++ kernels for regions of an MLIR program. Each kernel you write is compiled with NVRTC (-std=c++17, the target arch below), checked on several fresh random inputs against the program's own lowering of the region, timed against it, and used only if it computes the same values and is faster.
+const char kSystem[] =
+    R"(You write CUDA C++ kernels for regions of an MLIR program. Each kernel you write is compiled with NVRTC (-std=c++17, the target arch below), checked on several fresh random inputs against the program's own lowering of the region, timed against it, and used only if it computes the same values and is faster.
 
 The contract:
 - Entry points are `extern "C" __global__` functions. Each takes one typed pointer per operand, in the order given (inputs, then outputs), then optionally a `void *workspace`. Shapes are compile-time constants: no other parameters.
@@ -30,17 +31,21 @@ std::string describeTask(const KernelTask &task) {
   llvm::raw_string_ostream os(text);
   os << "Target: " << task.arch << ". Region " << task.regionHash.substr(0, 12)
      << " (" << task.kind << "): " << task.flops << " flops, " << task.bytes
-     << " bytes read and written; at " << llvm::formatv("{0:F2}", kCopyBandwidth / 1e12)
+     << " bytes read and written; at "
+     << llvm::formatv("{0:F2}", kCopyBandwidth / 1e12)
      << " TB/s the memory floor is "
-     << llvm::formatv("{0:F2}", task.bytes / kCopyBandwidth * 1e6) << " us.\n\n";
+     << llvm::formatv("{0:F2}", task.bytes / kCopyBandwidth * 1e6)
+     << " us.\n\n";
   os << "Operands (kernel parameters, in order):\n";
   for (const OperandSpec &operand : task.operands) {
-    os << "- " << operand.name << ": " << (operand.isOutput ? "output" : "input")
-       << ", " << operand.dtype << "[";
+    os << "- " << operand.name << ": "
+       << (operand.isOutput ? "output" : "input") << ", " << operand.dtype
+       << "[";
     llvm::interleave(operand.shape, os, "x");
     os << "]\n";
   }
-  os << "\nThe region (MLIR, linalg on tensors; results are the outputs):\n```mlir\n"
+  os << "\nThe region (MLIR, linalg on tensors; results are the "
+        "outputs):\n```mlir\n"
      << task.regionMlir << "```\n";
   return text;
 }
@@ -58,8 +63,9 @@ size_t findClose(llvm::StringRef text, size_t from) {
 }
 } // namespace
 
-std::vector<ChatMessage> cuda_agent::renderPrompt(const KernelTask &task,
-                                                  llvm::ArrayRef<Attempt> history) {
+std::vector<ChatMessage>
+cuda_agent::renderPrompt(const KernelTask &task,
+                         llvm::ArrayRef<Attempt> history) {
   std::vector<ChatMessage> messages;
   messages.push_back({"system", kSystem});
   messages.push_back({"user", describeTask(task)});
@@ -70,8 +76,8 @@ std::vector<ChatMessage> cuda_agent::renderPrompt(const KernelTask &task,
               attempt.candidate.launchPlan + "\n```\n";
     messages.push_back({"assistant", reply});
     messages.push_back(
-        {"user", "That candidate was not used (" + attempt.outcome +
-                     "):\n" + attempt.detail +
+        {"user", "That candidate was not used (" + attempt.outcome + "):\n" +
+                     attempt.detail +
                      "\n\nWrite a corrected kernel, with its launch plan."});
   }
   return messages;
@@ -110,7 +116,8 @@ ParsedReply cuda_agent::parseReply(llvm::StringRef reply) {
         else if (reply[i] == '}' && --depth == 0) {
           llvm::StringRef candidate = reply.slice(open, i + 1);
           if (candidate.contains("\"launches\"")) {
-            if (llvm::Expected<llvm::json::Value> json = llvm::json::parse(candidate))
+            if (llvm::Expected<llvm::json::Value> json =
+                    llvm::json::parse(candidate))
               plan = candidate.str();
             else
               llvm::consumeError(json.takeError());

@@ -18,7 +18,8 @@ TEST(DbAgentTest, ProposesTheBestKernelOfTheExactKeyOnce) {
       KernelDb::open((dir + "/k.db").str(), /*create=*/true);
   ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
   KernelRecord slow, fast, otherArch;
-  slow.key = fast.key = {std::string(64, 'a'), "sm_90", "13.0", kContractVersion};
+  slow.key =
+      fast.key = {std::string(64, 'a'), "sm_90", "13.0", kContractVersion};
   otherArch.key = {std::string(64, 'a'), "sm_80", "13.0", kContractVersion};
   slow.source = "// slow";
   fast.source = "// fast";
@@ -61,7 +62,8 @@ TEST(DbAgentTest, ProposesTheBestKernelOfTheExactKeyOnce) {
 
 TEST(AgentRegistryTest, NamesTheProblem) {
   auto message = [](llvm::StringRef name, const AgentConfig &config) {
-    llvm::Expected<std::unique_ptr<KernelAgent>> agent = createAgent(name, config);
+    llvm::Expected<std::unique_ptr<KernelAgent>> agent =
+        createAgent(name, config);
     return agent ? std::string("created") : llvm::toString(agent.takeError());
   };
   EXPECT_EQ(message("replay", {}),

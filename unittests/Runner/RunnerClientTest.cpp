@@ -33,7 +33,8 @@ protected:
   }
   void write(llvm::StringRef relative, llvm::StringRef text) {
     std::string file = path(relative);
-    ASSERT_FALSE(llvm::sys::fs::create_directories(llvm::sys::path::parent_path(file)));
+    ASSERT_FALSE(
+        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(file)));
     std::error_code ec;
     llvm::raw_fd_ostream os(file, ec);
     ASSERT_FALSE(ec);
@@ -77,7 +78,8 @@ TEST_F(RunnerClientTest, BadJobFilesAreRefusedWithTheirPath) {
   llvm::Expected<JobSet> read = readJobSet(dir);
   ASSERT_FALSE(bool(read));
   std::string message = llvm::toString(read.takeError());
-  EXPECT_NE(message.find("jobs.json: not a version 1 jobs file"), std::string::npos)
+  EXPECT_NE(message.find("jobs.json: not a version 1 jobs file"),
+            std::string::npos)
       << message;
 
   write("jobs.json", R"({"version": 1, "chip": "sm_90", "cuda": "13.0",
@@ -138,8 +140,9 @@ TEST_F(RunnerClientTest, FailuresAndPartialResultsGiveReasons) {
   ASSERT_EQ(result.verdicts.size(), 2u);
   EXPECT_EQ(result.verdicts[1].verify, "fail");
   EXPECT_EQ(result.verdicts[1].reason, "not verified");
-  EXPECT_EQ(decideJob(result, 1.05).reason,
-            "none of 2 candidate(s) passed verification (a: changed input in0)");
+  EXPECT_EQ(
+      decideJob(result, 1.05).reason,
+      "none of 2 candidate(s) passed verification (a: changed input in0)");
 
   write("ab12/result.json",
         R"({"status": "error", "error": "no CUDA device", "candidates": []})");
@@ -194,8 +197,9 @@ TEST_F(RunnerClientTest, ExplicitRunnerMustBeExecutable) {
   write("not-a-runner", "");
   llvm::Expected<std::string> runner = findRunner(path("not-a-runner"));
   ASSERT_FALSE(bool(runner));
-  EXPECT_NE(llvm::toString(runner.takeError()).find("is not an executable file"),
-            std::string::npos);
+  EXPECT_NE(
+      llvm::toString(runner.takeError()).find("is not an executable file"),
+      std::string::npos);
 }
 
 } // namespace
