@@ -27,6 +27,7 @@
 
 #include "CudaExpr.h"
 #include "cuda-agent/Agents/KernelAgent.h"
+#include "cuda-agent/Agents/Prompt.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -50,7 +51,7 @@ using namespace mlir::cuda_agent::builtin;
 namespace {
 
 /// The region as the builtin agent sees it.
-struct Region {
+struct LinalgRegion {
   func::FuncOp func;
   SmallVector<Value> inputs, outputs;
   SmallVector<linalg::GenericOp> generics;
@@ -79,7 +80,8 @@ Type elementOf(Value v) {
 bool isReduction(linalg::GenericOp g) { return g.getNumReductionLoops() > 0; }
 
 /// Reads the region's top-level ops; fails with the reason otherwise.
-LogicalResult readRegion(func::FuncOp func, Region &region, std::string &why) {
+LogicalResult readRegion(func::FuncOp func, LinalgRegion &region,
+                         std::string &why, bool allowContractions = false) {
   region.func = func;
   IRRewriter rewriter(func.getContext());
   SmallVector<linalg::LinalgOp> named;
@@ -88,9 +90,10 @@ LogicalResult readRegion(func::FuncOp func, Region &region, std::string &why) {
       named.push_back(op);
   });
   for (linalg::LinalgOp op : named) {
-    if (isa<linalg::ContractionOpInterface, linalg::ConvolutionOpInterface>(
-            op.getOperation()) ||
-        linalg::isaContractionOpInterface(op)) {
+    if (!allowContractions &&
+        (isa<linalg::ContractionOpInterface, linalg::ConvolutionOpInterface>(
+             op.getOperation()) ||
+         linalg::isaContractionOpInterface(op))) {
       why = "contractions and convolutions are not in the builtin agent's "
             "part 1 (memory-bound regions)";
       return failure();
@@ -210,7 +213,7 @@ SmallVector<std::string> delinearize(StringRef linear,
 /// `known`.
 class ElementEvaluator {
 public:
-  ElementEvaluator(const Region &region, StatementWriter &writer)
+  ElementEvaluator(const LinalgRegion &region, StatementWriter &writer)
       : region(region), writer(writer) {}
 
   std::function<std::string(unsigned input, ArrayRef<std::string> idx)>
@@ -314,12 +317,12 @@ public:
   }
 
 private:
-  const Region &region;
+  const LinalgRegion &region;
   StatementWriter &writer;
   std::map<std::string, SmallVector<std::string>> memo;
 };
 
-std::string kernelSignature(const Region &region, StringRef name,
+std::string kernelSignature(const LinalgRegion &region, StringRef name,
                             int maxThreads = 0) {
   SmallVector<std::string> params;
   for (auto [i, in] : llvm::enumerate(region.inputs))
@@ -356,7 +359,7 @@ std::string launchJson(const Variant &v, StringRef kernel) {
 //===----------------------------------------------------------------------===//
 
 /// All generics parallel and all outputs of one shape: the elementwise class.
-bool isElementwise(const Region &region) {
+bool isElementwise(const LinalgRegion &region) {
   if (llvm::any_of(region.generics, isReduction))
     return false;
   ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
@@ -364,8 +367,8 @@ bool isElementwise(const Region &region) {
                       [&](Value out) { return shapeOf(out) == shape; });
 }
 
-FailureOr<Variant> writeFlat(const Region &region, int vector, int threads,
-                             std::string &why) {
+FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
+                             int threads, std::string &why) {
   ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
   int64_t total = product(shape);
   int rank = shape.size();
@@ -455,7 +458,7 @@ FailureOr<Variant> writeFlat(const Region &region, int vector, int threads,
 
 /// The one rank-2 input read transposed ((d0, d1) -> (d1, d0)) by a generic
 /// over the outputs' shape, if there is exactly one.
-std::optional<unsigned> findTransposedInput(const Region &region) {
+std::optional<unsigned> findTransposedInput(const LinalgRegion &region) {
   if (shapeOf(region.outputs.front()).size() != 2)
     return std::nullopt;
   std::optional<unsigned> found;
@@ -473,9 +476,9 @@ std::optional<unsigned> findTransposedInput(const Region &region) {
   return found;
 }
 
-FailureOr<Variant> writeTransposeTile(const Region &region, unsigned transposed,
-                                      int tile, int rowsPerPass,
-                                      std::string &why) {
+FailureOr<Variant> writeTransposeTile(const LinalgRegion &region,
+                                      unsigned transposed, int tile,
+                                      int rowsPerPass, std::string &why) {
   ArrayRef<int64_t> shape = shapeOf(region.outputs.front()); // [D0, D1]
   Value tin = region.inputs[transposed];
   Type ttype = elementOf(tin);
@@ -575,7 +578,7 @@ bool isLeadingDims(AffineMap map, unsigned p) {
 }
 
 /// Checks that the region is a row program and returns its row split.
-FailureOr<RowShape> analyzeRows(const Region &region, std::string &why) {
+FailureOr<RowShape> analyzeRows(const LinalgRegion &region, std::string &why) {
   RowShape rs;
   bool found = false;
   for (linalg::GenericOp g : region.generics) {
@@ -657,7 +660,7 @@ FailureOr<RowShape> analyzeRows(const Region &region, std::string &why) {
 /// A group of `group` threads per row (a warp, or the whole block), `vector`
 /// consecutive columns per thread and step, the row's full inputs kept in
 /// registers when `cache`.
-FailureOr<Variant> writeRows(const Region &region, const RowShape &rs,
+FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                              int group, int blockThreads, int vector,
                              bool cache, std::string &why) {
   int64_t per =
@@ -942,7 +945,7 @@ FailureOr<Variant> writeRows(const Region &region, const RowShape &rs,
 // Any single reduction: a thread per output element, the reference's order.
 //===----------------------------------------------------------------------===//
 
-FailureOr<Variant> writeSerialReduction(const Region &region, int threads,
+FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
                                         std::string &why) {
   SmallVector<linalg::GenericOp> reductions;
   for (linalg::GenericOp g : region.generics)
@@ -1027,7 +1030,8 @@ FailureOr<Variant> writeSerialReduction(const Region &region, int threads,
 
 /// Every variant the builtin agent can write for `region`, best guess first;
 /// `why` says why there is none.
-std::vector<Variant> writeVariants(const Region &region, std::string &why) {
+std::vector<Variant> writeVariants(const LinalgRegion &region,
+                                   std::string &why) {
   std::vector<Variant> variants;
   std::string reason;
   auto add = [&](FailureOr<Variant> variant) {
@@ -1109,7 +1113,7 @@ public:
     auto func = module->lookupSymbol<func::FuncOp>("region");
     if (!func)
       return llvm::createStringError("the task has no @region");
-    Region region;
+    LinalgRegion region;
     std::string why;
     if (failed(readRegion(func, region, why)))
       return llvm::createStringError("%s", why.c_str());
@@ -1139,4 +1143,137 @@ private:
 
 std::unique_ptr<KernelAgent> cuda_agent::createBuiltinAgent() {
   return std::make_unique<BuiltinAgent>();
+}
+
+//===----------------------------------------------------------------------===//
+// The region as plain loop nests, for prompts.
+//===----------------------------------------------------------------------===//
+
+namespace {
+llvm::Expected<std::string> renderLoops(llvm::StringRef regionMlir) {
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  DialectRegistry registry;
+  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+                  math::MathDialect, tensor::TensorDialect>();
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(regionMlir, &context);
+  auto func = module ? module->lookupSymbol<func::FuncOp>("region") : nullptr;
+  if (!func)
+    return llvm::createStringError("cannot parse the region");
+  LinalgRegion region;
+  std::string why;
+  if (failed(readRegion(func, region, why, /*allowContractions=*/true)))
+    return llvm::createStringError("%s", why.c_str());
+
+  // Where each tensor lives: inN, outN, a local array tN, or a splat value.
+  llvm::DenseMap<Value, std::string> arrays;
+  for (auto [i, in] : llvm::enumerate(region.inputs))
+    arrays[in] = "in" + std::to_string(i);
+  for (auto [o, out] : llvm::enumerate(region.outputs))
+    if (!arrays.count(out))
+      arrays[out] = "out" + std::to_string(o);
+  std::string text = kernelSignature(region, "region");
+  // A host-style reference: no __global__.
+  text = "void region" + text.substr(text.find('('));
+  text += " {\n";
+  unsigned counter = 0, temps = 0;
+  auto access = [&](Value v, AffineMap map,
+                    ArrayRef<std::string> dims) -> FailureOr<std::string> {
+    if (auto it = region.splats.find(v); it != region.splats.end())
+      return it->second;
+    FailureOr<SmallVector<std::string>> idx =
+        ElementEvaluator::apply(map, dims, why);
+    if (failed(idx))
+      return failure();
+    return arrays.lookup(v) + "[" + linearize(*idx, shapeOf(v)) + "]";
+  };
+  for (linalg::GenericOp g : region.generics) {
+    for (Value result : g.getResults())
+      if (!arrays.count(result)) {
+        std::string name = "t" + std::to_string(temps++);
+        text += "  static " + getCType(elementOf(result))->storage + " " +
+                name + "[" + std::to_string(product(shapeOf(result))) + "];\n";
+        arrays[result] = name;
+      }
+    Block &body = g.getRegion().front();
+    // Outputs that start from a value (a fill, another tensor) get it first.
+    for (OpOperand &init : g.getDpsInitsMutable()) {
+      BlockArgument arg = body.getArgument(init.getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      Value result = g.getTiedOpResult(&init);
+      int64_t n = product(shapeOf(result));
+      std::string from = region.splats.count(init.get())
+                             ? region.splats.lookup(init.get())
+                             : loadAs(elementOf(init.get()),
+                                      arrays.lookup(init.get()) + "[i]");
+      text += llvm::formatv("  for (long long i = 0; i < {0}; ++i)\n"
+                            "    {1}[i] = {2};\n",
+                            n, arrays.lookup(result),
+                            storeAs(elementOf(result), from))
+                  .str();
+    }
+    SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+    SmallVector<std::string> dims;
+    std::string indent = "  ";
+    for (auto [d, range] : llvm::enumerate(ranges)) {
+      dims.push_back("d" + std::to_string(d));
+      text +=
+          indent + llvm::formatv("for (long long d{0} = 0; d{0} < {1}; ++d{0})"
+                                 " {{  // {2}\n",
+                                 d, range,
+                                 stringifyEnum(g.getIteratorTypesArray()[d]))
+                       .str();
+      indent += "  ";
+    }
+    llvm::DenseMap<Value, std::string> names;
+    std::string stmts;
+    StatementWriter writer(stmts, counter);
+    for (OpOperand &operand : g->getOpOperands()) {
+      BlockArgument arg = body.getArgument(operand.getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      Value source =
+          g.isDpsInit(&operand) ? g.getTiedOpResult(&operand) : operand.get();
+      FailureOr<std::string> ref =
+          access(source, g.getMatchingIndexingMap(&operand), dims);
+      if (failed(ref))
+        return llvm::createStringError("%s", why.c_str());
+      names[arg] =
+          region.splats.count(source) ? *ref : loadAs(elementOf(source), *ref);
+    }
+    for (auto &[value, literal] : region.scalars)
+      names[value] = literal;
+    if (failed(writer.writeBlock(body, names, dims, nullptr, why)))
+      return llvm::createStringError("%s", why.c_str());
+    for (auto [r, yielded] :
+         llvm::enumerate(body.getTerminator()->getOperands())) {
+      OpResult result = g->getResult(r);
+      FailureOr<std::string> ref =
+          access(result, g.getIndexingMapMatchingResult(result), dims);
+      if (failed(ref))
+        return llvm::createStringError("%s", why.c_str());
+      stmts += "    " + *ref + " = " +
+               storeAs(elementOf(result), names.lookup(yielded)) + ";\n";
+    }
+    // Re-indent the statements under the loops.
+    for (StringRef line : llvm::split(StringRef(stmts).rtrim('\n'), '\n'))
+      text += indent + line.ltrim().str() + "\n";
+    for (size_t d = ranges.size(); d > 0; --d) {
+      indent.resize(indent.size() - 2);
+      text += indent + "}\n";
+    }
+  }
+  text += "}\n";
+  return text;
+}
+} // namespace
+
+llvm::Expected<std::string>
+cuda_agent::renderCReference(llvm::StringRef regionMlir) {
+  return renderLoops(regionMlir);
 }

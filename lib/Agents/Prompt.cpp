@@ -34,7 +34,7 @@ std::string describeTask(const KernelTask &task) {
      << " bytes read and written; at "
      << llvm::formatv("{0:F2}", kCopyBandwidth / 1e12)
      << " TB/s the memory floor is "
-     << llvm::formatv("{0:F2}", task.bytes / kCopyBandwidth * 1e6)
+     << llvm::formatv("{0:F3}", task.bytes / kCopyBandwidth * 1e6)
      << " us.\n\n";
   os << "Operands (kernel parameters, in order):\n";
   for (const OperandSpec &operand : task.operands) {
@@ -47,6 +47,12 @@ std::string describeTask(const KernelTask &task) {
   os << "\nThe region (MLIR, linalg on tensors; results are the "
         "outputs):\n```mlir\n"
      << task.regionMlir << "```\n";
+  if (llvm::Expected<std::string> loops = renderCReference(task.regionMlir))
+    os << "\nThe same computation as plain loops (row-major arrays; f16/bf16 "
+          "values are computed in float):\n```c\n"
+       << *loops << "```\n";
+  else
+    llvm::consumeError(loops.takeError());
   return text;
 }
 

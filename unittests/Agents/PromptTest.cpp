@@ -59,7 +59,7 @@ TEST(RenderPromptTest, CarriesTheTaskAndTheFeedback) {
             std::string::npos);
   EXPECT_NE(messages[1].content.find("- in0: input, f16[4x8]"),
             std::string::npos);
-  EXPECT_NE(messages[1].content.find("the memory floor is 1.00 us"),
+  EXPECT_NE(messages[1].content.find("the memory floor is 1.000 us"),
             std::string::npos);
   EXPECT_NE(messages[1].content.find("func.func @region()"), std::string::npos);
   EXPECT_EQ(messages[2].role, "assistant");

@@ -32,6 +32,11 @@ struct ChatMessage {
 std::vector<ChatMessage> renderPrompt(const KernelTask &task,
                                       llvm::ArrayRef<Attempt> history);
 
+/// The region as plain C loop nests over row-major arrays (one loop per
+/// linalg loop, bodies spelt statement by statement), a reference any model
+/// can read; an error when the region holds something it cannot spell.
+llvm::Expected<std::string> renderCReference(llvm::StringRef regionMlir);
+
 /// A reply read for its kernel: the last fenced block of CUDA C++ (```cuda,
 /// ```cpp, ```c++, ```cu, or an unlabelled block with a __global__) and the
 /// launch plan (a ```json block, or the first JSON object with "launches").

@@ -227,6 +227,23 @@ def AgentGeneratePass : Pass<"agent-generate", "::mlir::ModuleOp"> {
   ];
 }
 
+def AgentPrintPromptPass : Pass<"agent-print-prompt", "::mlir::ModuleOp"> {
+  let summary = "Print the chat prompt an LLM agent gets for each region "
+                "(for tests)";
+  let description = [{
+    For every outlined region (on tensors), builds its kernel task and
+    prints the conversation `agent=openai` would send on the first turn,
+    one `// === <role> ===` header per message, so that tests pin the prompt
+    (docs/llm-agents.md). The IR is not changed.
+
+    Example: `cuda-agent-opt m.mlir --agent-outline --agent-print-prompt -o /dev/null`
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The GPU architecture the prompt names, for example `chip=sm_90`.">,
+  ];
+}
+
 def AgentGpuLoopsPass : Pass<"agent-gpu-loops", "::mlir::func::FuncOp"> {
   let summary = "Collapse and tile host scf.parallel loops for the GPU mapping";
   let description = [{
