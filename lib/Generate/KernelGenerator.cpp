@@ -8,6 +8,7 @@
 
 #include "cuda-agent/Generate/KernelGenerator.h"
 #include "cuda-agent/Agents/KernelAgent.h"
+#include "cuda-agent/Agents/Prompt.h"
 #include "cuda-agent/Cuda/LaunchPlanCheck.h"
 #include "cuda-agent/Cuda/NvrtcCompiler.h"
 #include "cuda-agent/KernelDb/KernelDb.h"
@@ -64,6 +65,8 @@ struct RegionReport {
   std::string function, region, hash, kind;
   std::string decision = "default", reason;
   std::vector<CandidateReport> candidates;
+  /// A language-model agent's conversation: prompt, replies, feedback.
+  std::vector<ChatMessage> conversation;
 };
 
 json::Value toJSON(const CandidateReport &report) {
@@ -86,13 +89,21 @@ json::Value toJSON(const RegionReport &report) {
   json::Array candidates;
   for (const CandidateReport &candidate : report.candidates)
     candidates.push_back(toJSON(candidate));
-  return json::Object{{"function", report.function},
+  json::Object object{{"function", report.function},
                       {"region", report.region},
                       {"hash", report.hash},
                       {"kind", report.kind},
                       {"decision", report.decision},
                       {"reason", report.reason},
                       {"candidates", std::move(candidates)}};
+  if (!report.conversation.empty()) {
+    json::Array messages;
+    for (const ChatMessage &message : report.conversation)
+      messages.push_back(
+          json::Object{{"role", message.role}, {"content", message.content}});
+    object["conversation"] = std::move(messages);
+  }
+  return object;
 }
 
 /// Collects the diagnostics emitted while it lives instead of printing them.
@@ -591,6 +602,7 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
   CompileOptions compileOptions;
   compileOptions.arch = options.chip;
   std::vector<Attempt> history;
+  std::vector<Candidate> replied; // every candidate proposed, in order
   std::optional<JobDecision> decision;
   recordedKernel = -1;
   for (unsigned turn = 1; turn <= std::max(1u, options.turns); ++turn) {
@@ -603,6 +615,7 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     }
     if (proposed->empty())
       break;
+    replied.insert(replied.end(), proposed->begin(), proposed->end());
     std::vector<std::string> sources;
     for (const Candidate &candidate : *proposed)
       sources.push_back(candidate.source);
@@ -679,6 +692,18 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
         verifyHere(turnJob, report, firstReport, history, *proposed, func);
     if (!decision || decision->winner)
       break;
+  }
+
+  // A model's conversation goes with the report: the prompt, every reply,
+  // and the feedback each failed one got.
+  if (llvm::any_of(replied,
+                   [](const Candidate &c) { return !c.reply.empty(); })) {
+    report.conversation = renderPrompt(task, history);
+    for (const Candidate &candidate : replied)
+      if (llvm::none_of(history, [&](const Attempt &a) {
+            return a.candidate.name == candidate.name;
+          }))
+        report.conversation.push_back({"assistant", candidate.reply});
   }
 
   if (options.verify == VerifyMode::Bundle) {
