@@ -223,6 +223,20 @@ public:
   void forget() { memo.clear(); }
   StatementWriter &getWriter() { return writer; }
 
+  /// Reads input `i` at element `offset` into a fresh value of its compute
+  /// type.
+  std::string loadElement(unsigned i, StringRef offset) {
+    Type type = elementOf(region.inputs[i]);
+    return writer.bind(
+        getCType(type)->compute,
+        loadAs(type, ("in" + Twine(i) + "[" + offset + "]").str()));
+  }
+
+  /// Reads input `i` at its indices `idx`.
+  std::string loadAt(unsigned i, ArrayRef<std::string> idx) {
+    return loadElement(i, linearize(idx, shapeOf(region.inputs[i])));
+  }
+
   FailureOr<std::string> valueAt(Value tensor, ArrayRef<std::string> idx,
                                  std::string &why) {
     if (auto it = known.find(tensor); it != known.end())
@@ -386,9 +400,7 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
                       idx.back() == lastDim &&
                       shapeOf(in).back() == shape.back();
     if (!contiguous)
-      return writer.bind(getCType(type)->compute,
-                         loadAs(type, "in" + std::to_string(i) + "[" +
-                                          linearize(idx, shapeOf(in)) + "]"));
+      return eval.loadAt(i, idx);
     // Lane 0 loads the four lanes with one 16-byte load.
     if (lane == 0) {
       SmallVector<std::string> idx0(idx);
@@ -487,14 +499,10 @@ FailureOr<Variant> writeTransposeTile(const LinalgRegion &region,
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
-    Value in = region.inputs[i];
     if (i == transposed && idx.size() == 2 && idx[0] == "(d1)" &&
         idx[1] == "(d0)")
       return "tile[l][k]";
-    return writer.bind(getCType(elementOf(in))->compute,
-                       loadAs(elementOf(in), "in" + std::to_string(i) + "[" +
-                                                 linearize(idx, shapeOf(in)) +
-                                                 "]"));
+    return eval.loadAt(i, idx);
   };
   SmallVector<std::string> values;
   for (Value out : region.outputs) {
@@ -735,8 +743,6 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
     int lane = 0;
     llvm::DenseMap<unsigned, std::string> loaded;
     eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
-      Value in = region.inputs[i];
-      Type type = elementOf(in);
       std::string ref = "in" + std::to_string(i);
       RowClass cls = ArrayRef<std::string>(idx) == ArrayRef<std::string>(rowIdx)
                          ? RowClass::PerRow
@@ -757,17 +763,12 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
           }
           return loaded[i] + fieldsOf[lane];
         }
-        return writer.bind(
-            getCType(type)->compute,
-            loadAs(type, ref + "[row * " + std::to_string(rs.cols) +
-                             "LL + c + " + std::to_string(lane) + "]"));
+        return eval.loadElement(i, "row * " + std::to_string(rs.cols) +
+                                       "LL + c + " + std::to_string(lane));
       case RowClass::PerRow:
-        return writer.bind(getCType(type)->compute,
-                           loadAs(type, ref + "[row]"));
+        return eval.loadElement(i, "row");
       case RowClass::PerCol:
-        return writer.bind(
-            getCType(type)->compute,
-            loadAs(type, ref + "[c + " + std::to_string(lane) + "]"));
+        return eval.loadElement(i, "c + " + std::to_string(lane));
       }
       return "0";
     };
@@ -801,9 +802,7 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
       ElementEvaluator eval(region, writer);
       eval.known = known;
       eval.loadInput = [&](unsigned i, ArrayRef<std::string>) {
-        Type type = elementOf(region.inputs[i]);
-        return writer.bind(getCType(type)->compute,
-                           loadAs(type, "in" + std::to_string(i) + "[row]"));
+        return eval.loadElement(i, "row");
       };
       FailureOr<SmallVector<std::string>> values =
           eval.evaluate(g, rowIdx, why);
@@ -884,9 +883,7 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
     ElementEvaluator eval(region, writer);
     eval.known = known;
     eval.loadInput = [&](unsigned i, ArrayRef<std::string>) {
-      Type type = elementOf(region.inputs[i]);
-      return writer.bind(getCType(type)->compute,
-                         loadAs(type, "in" + std::to_string(i) + "[row]"));
+      return eval.loadElement(i, "row");
     };
     FailureOr<std::string> value = eval.valueAt(out, rowIdx, why);
     if (failed(value))
@@ -993,11 +990,7 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
-    Value in = region.inputs[i];
-    return writer.bind(getCType(elementOf(in))->compute,
-                       loadAs(elementOf(in), "in" + std::to_string(i) + "[" +
-                                                 linearize(at, shapeOf(in)) +
-                                                 "]"));
+    return eval.loadAt(i, at);
   };
   llvm::DenseMap<Value, std::string> names;
   if (failed(eval.bindOperands(g, dims, names, why, accArg)) ||
