@@ -197,6 +197,29 @@ llvm::Expected<json::Value> checkLaunchPlan(StringRef text,
   return plan;
 }
 
+/// "sm_90, CUDA 13.0, contract 1": a database key less its region hash.
+std::string describeKey(const KernelKey &key) {
+  return llvm::formatv("{0}, CUDA {1}, contract {2}", key.arch, key.cudaVersion,
+                       key.contractVersion);
+}
+
+/// Records on a winner's plan where its kernel came from: the verified
+/// kernel's agent, model, times, device and time of verification, database
+/// key and id (when stored, `id` >= 0) and source.
+void addProvenance(LaunchPlan &plan, const KernelRecord &record, int64_t id) {
+  plan.extra["agent"] = record.agent;
+  plan.extra["model"] = record.model;
+  plan.extra["speedup"] = record.speedup;
+  plan.extra["ref_us"] = record.refUs;
+  plan.extra["cand_us"] = record.candUs;
+  plan.extra["verified_on"] = record.verifiedOn;
+  plan.extra["verified_at"] = record.createdAt;
+  plan.extra["db_key"] = describeKey(record.key);
+  if (id >= 0)
+    plan.extra["db_id"] = std::to_string(id);
+  plan.extra["source"] = record.source;
+}
+
 class Generator {
 public:
   Generator(ModuleOp module, const GenerateOptions &options)
@@ -213,11 +236,12 @@ private:
                  RegionReport &report);
   /// Verifies `job` here; fills the reports of its candidates (starting at
   /// `firstReport`) and the agent's history; returns the job's decision.
+  /// `kernelId` gets the winner's database id (-1 when not stored).
   std::optional<JobDecision> verifyHere(const Job &job, RegionReport &report,
                                         size_t firstReport,
                                         std::vector<Attempt> &history,
                                         const std::vector<Candidate> &sources,
-                                        func::FuncOp func);
+                                        func::FuncOp func, int64_t &kernelId);
   void recordDecision(const RegionReport &report, int64_t kernelId);
   /// Why no candidate of `report` reached verification.
   std::string explainNoCandidate(const RegionReport &report) const;
@@ -231,7 +255,6 @@ private:
   std::string dbNote; // why there is no database, when there is none
   std::unique_ptr<KernelAgent> agent;
   std::string agentError;
-  int64_t recordedKernel = -1; // the database id of the last winner
   std::string runner;
   std::string noGpuReason; // verify=gpu without a GPU: why
   std::string gpuDevice;
@@ -353,8 +376,7 @@ void Generator::recordDecision(const RegionReport &report, int64_t kernelId) {
 void Generator::fromDatabase(func::FuncOp func, const KernelTask &task,
                              RegionReport &report) {
   KernelKey key{task.regionHash, task.arch, cudaVersion, kContractVersion};
-  std::string keyText = llvm::formatv("{0}, CUDA {1}, contract {2}", key.arch,
-                                      key.cudaVersion, key.contractVersion);
+  std::string keyText = describeKey(key);
   llvm::Expected<std::optional<KernelRecord>> best = db->bestKernel(key);
   if (!best) {
     report.reason = "kernel database: " + llvm::toString(best.takeError());
@@ -406,16 +428,7 @@ void Generator::fromDatabase(func::FuncOp func, const KernelTask &task,
   }
   LaunchPlan launchPlan =
       buildCandidatePlan(task, *plan->getAsObject(), *kernel);
-  launchPlan.extra["agent"] = record.agent;
-  launchPlan.extra["model"] = record.model;
-  launchPlan.extra["speedup"] = record.speedup;
-  launchPlan.extra["ref_us"] = record.refUs;
-  launchPlan.extra["cand_us"] = record.candUs;
-  launchPlan.extra["verified_on"] = record.verifiedOn;
-  launchPlan.extra["verified_at"] = record.createdAt;
-  launchPlan.extra["db_key"] = keyText;
-  launchPlan.extra["db_id"] = std::to_string(record.id);
-  launchPlan.extra["source"] = record.source;
+  addProvenance(launchPlan, record, record.id);
   launchPlan.extra["ptx"] = kernel->ptx;
   attachKernel(func, launchPlan);
   report.decision = "spliced";
@@ -430,8 +443,9 @@ void Generator::fromDatabase(func::FuncOp func, const KernelTask &task,
 std::optional<JobDecision>
 Generator::verifyHere(const Job &job, RegionReport &report, size_t firstReport,
                       std::vector<Attempt> &history,
-                      const std::vector<Candidate> &sources,
-                      func::FuncOp func) {
+                      const std::vector<Candidate> &sources, func::FuncOp func,
+                      int64_t &kernelId) {
+  kernelId = -1;
   JobSet jobs = bundleJobs;
   jobs.jobs = {job};
   // A fresh result for this turn.
@@ -491,47 +505,27 @@ Generator::verifyHere(const Job &job, RegionReport &report, size_t firstReport,
     return decision;
 
   // Store every accepted kernel; splice the winner.
-  int64_t winnerId = -1;
-  for (auto [index, verdict] : llvm::enumerate(result.verdicts)) {
-    if (!verdict.accepted || !db)
-      continue;
-    llvm::Expected<KernelRecord> record =
-        makeKernelRecord(workDir, jobs, result, verdict);
-    llvm::Expected<int64_t> id =
-        record ? db->insertKernel(*record)
-               : llvm::Expected<int64_t>(record.takeError());
-    if (!id) {
-      func.emitWarning() << "could not store a verified kernel: "
-                         << llvm::toString(id.takeError());
-      continue;
-    }
-    if (index == *decision.winner)
-      winnerId = *id;
+  if (db) {
+    llvm::Expected<int> stored = storeAcceptedKernels(
+        *db, workDir, jobs, result, decision.winner, kernelId);
+    if (!stored)
+      func.emitWarning() << "could not store the verified kernels: "
+                         << llvm::toString(stored.takeError());
   }
   const CandidateVerdict &winner = result.verdicts[*decision.winner];
-  std::string bundle = joinPath(workDir, winner.candidate.bundle);
-  llvm::Expected<LaunchPlan> plan = readBundle(bundle);
+  llvm::Expected<KernelRecord> record =
+      makeKernelRecord(workDir, jobs, result, winner);
+  llvm::Expected<LaunchPlan> plan =
+      record ? readBundle(joinPath(workDir, winner.candidate.bundle))
+             : llvm::Expected<LaunchPlan>(record.takeError());
   if (!plan) {
     decision.winner.reset();
     decision.reason = "cannot read the winning bundle back: " +
                       llvm::toString(plan.takeError());
     return decision;
   }
-  for (const Candidate &source : sources)
-    if (source.name == winner.candidate.name)
-      plan->extra["source"] = source.source;
-  plan->extra["speedup"] = winner.speedup.value_or(0);
-  plan->extra["ref_us"] = winner.refUs.value_or(0);
-  plan->extra["cand_us"] = winner.candUs.value_or(0);
-  plan->extra["verified_on"] = result.device;
-  plan->extra["db_key"] =
-      llvm::formatv("{0}, CUDA {1}, contract {2}", options.chip, cudaVersion,
-                    kContractVersion)
-          .str();
-  if (winnerId >= 0)
-    plan->extra["db_id"] = std::to_string(winnerId);
+  addProvenance(*plan, *record, kernelId);
   attachKernel(func, *plan);
-  recordedKernel = winnerId;
   return decision;
 }
 
@@ -604,7 +598,7 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
   std::vector<Attempt> history;
   std::vector<Candidate> replied; // every candidate proposed, in order
   std::optional<JobDecision> decision;
-  recordedKernel = -1;
+  int64_t kernelId = -1; // the winner's database id
   for (unsigned turn = 1; turn <= std::max(1u, options.turns); ++turn) {
     llvm::Expected<std::vector<Candidate>> proposed =
         agent->propose(task, history, std::max(1u, options.samples));
@@ -688,8 +682,8 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     }
     if (!noGpuReason.empty())
       break;
-    decision =
-        verifyHere(turnJob, report, firstReport, history, *proposed, func);
+    decision = verifyHere(turnJob, report, firstReport, history, *proposed,
+                          func, kernelId);
     if (!decision || decision->winner)
       break;
   }
@@ -727,7 +721,7 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     });
     report.reason = verifiable ? noGpuReason : explainNoCandidate(report);
   }
-  recordDecision(report, report.decision == "spliced" ? recordedKernel : -1);
+  recordDecision(report, report.decision == "spliced" ? kernelId : -1);
 }
 
 void Generator::processRegion(func::FuncOp func, RegionReport &report) {

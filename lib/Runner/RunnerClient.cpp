@@ -270,6 +270,28 @@ cuda_agent::makeKernelRecord(llvm::StringRef dir, const JobSet &jobs,
   return record;
 }
 
+llvm::Expected<int> cuda_agent::storeAcceptedKernels(
+    KernelDb &db, llvm::StringRef dir, const JobSet &jobs,
+    const JobResult &result, std::optional<size_t> winner, int64_t &winnerId) {
+  winnerId = -1;
+  int added = 0;
+  for (auto [index, verdict] : llvm::enumerate(result.verdicts)) {
+    if (!verdict.accepted)
+      continue;
+    llvm::Expected<KernelRecord> record =
+        makeKernelRecord(dir, jobs, result, verdict);
+    if (!record)
+      return record.takeError();
+    llvm::Expected<int64_t> id = db.insertKernel(*record);
+    if (!id)
+      return id.takeError();
+    ++added;
+    if (winner == index)
+      winnerId = *id;
+  }
+  return added;
+}
+
 llvm::Expected<ImportedResults>
 cuda_agent::importJobResults(KernelDb &db, llvm::StringRef dir) {
   llvm::Expected<JobSet> jobs = readJobSet(dir);
@@ -287,20 +309,11 @@ cuda_agent::importJobResults(KernelDb &db, llvm::StringRef dir) {
     ++imported.jobsRun;
     int64_t winnerId = -1;
     JobDecision decision = decideJob(result, jobs->minSpeedup);
-    for (auto [index, verdict] : llvm::enumerate(result.verdicts)) {
-      if (!verdict.accepted)
-        continue;
-      llvm::Expected<KernelRecord> record =
-          makeKernelRecord(dir, *jobs, result, verdict);
-      if (!record)
-        return record.takeError();
-      llvm::Expected<int64_t> id = db.insertKernel(*record);
-      if (!id)
-        return id.takeError();
-      ++imported.kernelsAdded;
-      if (decision.winner == index)
-        winnerId = *id;
-    }
+    llvm::Expected<int> added =
+        storeAcceptedKernels(db, dir, *jobs, result, decision.winner, winnerId);
+    if (!added)
+      return added.takeError();
+    imported.kernelsAdded += *added;
     DecisionRecord record;
     record.regionHash = result.job->hash;
     record.arch = jobs->chip;

@@ -111,6 +111,16 @@ llvm::Expected<KernelRecord> makeKernelRecord(llvm::StringRef dir,
                                               const JobResult &result,
                                               const CandidateVerdict &verdict);
 
+/// Stores every accepted candidate of `result` in `db` and returns how many;
+/// `winnerId` gets the database id of candidate `winner` (-1 when it is not
+/// given or not accepted). Stops at the first record that cannot be made or
+/// stored.
+llvm::Expected<int> storeAcceptedKernels(KernelDb &db, llvm::StringRef dir,
+                                         const JobSet &jobs,
+                                         const JobResult &result,
+                                         std::optional<size_t> winner,
+                                         int64_t &winnerId);
+
 /// What importJobResults did.
 struct ImportedResults {
   int jobsRun = 0, jobsNotRun = 0, kernelsAdded = 0, decisions = 0;
