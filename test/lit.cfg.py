@@ -62,6 +62,9 @@ if has_nvrtc():
     config.available_features.add("nvrtc")
 if os.path.exists(os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")):
     config.available_features.add("nvcc")
+# agent=torch is built (CMake found libtorch): its tests run.
+if config.cuda_agent_have_torch.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("torch")
 if subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True).returncode == 0:
     config.available_features.add("numpy")
 

@@ -31,11 +31,22 @@ cuda_agent::createAgent(llvm::StringRef name, const AgentConfig &config) {
     return createBuiltinAgent();
   if (name == "openai")
     return createOpenAIAgent(config.openai);
-  if (name == "torch")
+  if (name == "torch") {
+#ifdef CUDA_AGENT_HAVE_TORCH
+    if (config.torch.modelPath.empty())
+      return llvm::createStringError(
+          "agent=torch needs a TorchScript model: torch-model=PATH");
+    if (config.torch.tokenizerPath.empty())
+      return llvm::createStringError(
+          "agent=torch needs the model's tokenizer.json: tokenizer=PATH");
+    return createTorchAgent(config.torch);
+#else
     return llvm::createStringError(
-        "agent=%s is not part of this build yet; use agent=builtin, openai, "
-        "replay or db",
-        name.str().c_str());
+        "agent=torch is not part of this build (configure with libtorch-dev "
+        "installed, or -DCUDA_AGENT_ENABLE_TORCH=ON); use agent=builtin, "
+        "openai, replay or db");
+#endif
+  }
   std::string known;
   for (llvm::StringRef agentName : getAgentNames())
     known += (known.empty() ? "" : ", ") + agentName.str();

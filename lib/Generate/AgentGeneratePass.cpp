@@ -33,6 +33,13 @@ struct AgentGeneratePass
     generate.openai.temperature = temperature;
     generate.openai.maxTokens = maxTokens;
     generate.openai.timeoutSeconds = llmTimeout;
+    generate.torch.modelPath = torchModel;
+    generate.torch.tokenizerPath = tokenizer;
+    generate.torch.device = device;
+    generate.torch.temperature = temperature;
+    generate.torch.maxTokens = maxTokens;
+    generate.torch.topP = topP;
+    generate.torch.seed = seed;
     generate.samples = samples;
     generate.turns = turns;
     generate.chip = chip;

@@ -24,6 +24,11 @@ void cuda_agent::buildAgentLowerPipeline(OpPassManager &pm,
   generate.temperature = options.temperature;
   generate.maxTokens = options.maxTokens;
   generate.llmTimeout = options.llmTimeout;
+  generate.torchModel = options.torchModel;
+  generate.tokenizer = options.tokenizer;
+  generate.device = options.device;
+  generate.topP = options.topP;
+  generate.seed = options.seed;
   generate.samples = options.samples;
   generate.turns = options.turns;
   generate.chip = options.chip;

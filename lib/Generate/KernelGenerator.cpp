@@ -313,7 +313,8 @@ LogicalResult Generator::setUp() {
   }
 
   // The agent.
-  AgentConfig config{options.replayDir, db.get(), cudaVersion, options.openai};
+  AgentConfig config{options.replayDir, db.get(), cudaVersion, options.openai,
+                     options.torch};
   llvm::Expected<std::unique_ptr<KernelAgent>> created =
       createAgent(options.agent, config);
   if (created)

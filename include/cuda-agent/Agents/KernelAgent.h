@@ -15,6 +15,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -101,6 +102,34 @@ struct OpenAIConfig {
 /// conversation renderPrompt() builds; the reply is read by parseReply().
 std::unique_ptr<KernelAgent> createOpenAIAgent(const OpenAIConfig &config);
 
+/// agent=torch: a causal language model exported as TorchScript, run in
+/// this process through libtorch (docs/llm-agents.md, agent=torch).
+struct TorchConfig {
+  /// The TorchScript file: `forward(Tensor input_ids[1,T] int64)` returning
+  /// logits `[1,T,V]` or `[1,V]`.
+  std::string modelPath;
+  /// The model's tokenizer.json (a byte-level BPE, GPT-2/Qwen style).
+  std::string tokenizerPath;
+  /// `cpu`, `cuda` or `cuda:N`.
+  std::string device = "cpu";
+  /// 0: greedy (one candidate per turn, the others would be copies).
+  double temperature = 0.2;
+  /// Nucleus sampling: the smallest set of tokens whose probability reaches
+  /// `topP`; 1 keeps every token.
+  double topP = 0.95;
+  unsigned maxTokens = 4096;
+  /// Candidate i of a turn samples with `seed + i + <earlier attempts>`: a
+  /// fixed seed gives the same replies.
+  uint64_t seed = 0;
+};
+
+/// The torch backend: each candidate is one sampled completion of the
+/// conversation renderPrompt() builds, written out with renderChatML() and
+/// read by parseReply(). The model and tokenizer are loaded on the first
+/// propose(); a load failure is that call's error (and every later one's).
+/// Only part of builds configured with libtorch (CUDA_AGENT_HAVE_TORCH).
+std::unique_ptr<KernelAgent> createTorchAgent(const TorchConfig &config);
+
 /// What the `agent=` backends may need.
 struct AgentConfig {
   /// agent=replay: the directory of `<hash>/<name>.cu` files.
@@ -111,6 +140,8 @@ struct AgentConfig {
   std::string cudaVersion;
   /// agent=openai.
   OpenAIConfig openai;
+  /// agent=torch.
+  TorchConfig torch;
 };
 
 /// The names `agent=` accepts, in the order `--help` lists them.
@@ -119,7 +150,8 @@ llvm::ArrayRef<llvm::StringRef> getAgentNames();
 /// Creates the backend called `name`. Fails with a message fit for a
 /// per-region reason when the name is unknown, the backend is not part of
 /// this build, or its configuration is missing (agent=replay without a
-/// directory, agent=db without a database).
+/// directory, agent=db without a database, agent=torch without a model or a
+/// tokenizer).
 llvm::Expected<std::unique_ptr<KernelAgent>>
 createAgent(llvm::StringRef name, const AgentConfig &config);
 

@@ -52,19 +52,42 @@ struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
                      "example `api-key-env=OPENAI_API_KEY`.")};
   Option<double> temperature{
       *this, "temperature",
-      llvm::cl::desc("agent=openai: sampling temperature, for example "
-                     "`temperature=0.7`."),
+      llvm::cl::desc("agent=openai and agent=torch: sampling temperature, "
+                     "for example `temperature=0.7` (agent=torch: 0 is "
+                     "greedy)."),
       llvm::cl::init(0.2)};
   Option<unsigned> maxTokens{
       *this, "max-tokens",
-      llvm::cl::desc("agent=openai: reply token limit, for example "
-                     "`max-tokens=8192`."),
+      llvm::cl::desc("agent=openai and agent=torch: reply token limit, for "
+                     "example `max-tokens=8192`."),
       llvm::cl::init(4096)};
   Option<unsigned> llmTimeout{
       *this, "llm-timeout",
       llvm::cl::desc("agent=openai: seconds per request, for example "
                      "`llm-timeout=300`."),
       llvm::cl::init(120)};
+  Option<std::string> torchModel{
+      *this, "torch-model",
+      llvm::cl::desc("agent=torch: the TorchScript causal LM, for example "
+                     "`torch-model=models/coder.pt`.")};
+  Option<std::string> tokenizer{
+      *this, "tokenizer",
+      llvm::cl::desc("agent=torch: the model's byte-level BPE tokenizer.json, "
+                     "for example `tokenizer=models/tokenizer.json`.")};
+  Option<std::string> device{
+      *this, "device",
+      llvm::cl::desc("agent=torch: `cpu`, `cuda` or `cuda:N`, for example "
+                     "`device=cuda`."),
+      llvm::cl::init("cpu")};
+  Option<double> topP{
+      *this, "top-p",
+      llvm::cl::desc("agent=torch: nucleus sampling mass, for example "
+                     "`top-p=0.9`."),
+      llvm::cl::init(0.95)};
+  Option<unsigned> seed{
+      *this, "seed",
+      llvm::cl::desc("agent=torch: the sampling seed, for example `seed=42`."),
+      llvm::cl::init(0)};
   Option<unsigned> samples{
       *this, "samples",
       llvm::cl::desc(

@@ -36,6 +36,8 @@ struct GenerateOptions {
   std::string replayDir;
   /// agent=openai's server, model, key variable and sampling.
   OpenAIConfig openai;
+  /// agent=torch's model, tokenizer, device and sampling.
+  TorchConfig torch;
   unsigned samples = 4, turns = 1;
   std::string chip = "sm_90", features = "+ptx80";
   /// The database file; empty: KernelDb::defaultPath(); "none": no database.

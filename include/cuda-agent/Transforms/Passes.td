@@ -181,12 +181,31 @@ def AgentGeneratePass : Pass<"agent-generate", "::mlir::ModuleOp"> {
            "example `api-key-env=OPENAI_API_KEY`; the key is never written "
            "anywhere.">,
     Option<"temperature", "temperature", "double", /*default=*/"0.2",
-           "agent=openai: sampling temperature, for example `temperature=0.7`.">,
+           "agent=openai and agent=torch: sampling temperature, for example "
+           "`temperature=0.7`; with agent=torch `temperature=0` is greedy "
+           "(one candidate per turn).">,
     Option<"maxTokens", "max-tokens", "unsigned", /*default=*/"4096",
-           "agent=openai: the reply's token limit, for example `max-tokens=8192`.">,
+           "agent=openai and agent=torch: the reply's token limit, for "
+           "example `max-tokens=8192`.">,
     Option<"llmTimeout", "llm-timeout", "unsigned", /*default=*/"120",
            "agent=openai: seconds per request (429, 5xx and connection errors "
            "are retried 3 times with backoff), for example `llm-timeout=300`.">,
+    Option<"torchModel", "torch-model", "std::string", /*default=*/"",
+           "agent=torch: the TorchScript causal LM, `forward(input_ids "
+           "[1,T] int64) -> logits [1,T,V] or [1,V]`, for example "
+           "`torch-model=models/coder.pt`.">,
+    Option<"tokenizer", "tokenizer", "std::string", /*default=*/"",
+           "agent=torch: the model's byte-level BPE tokenizer.json, for "
+           "example `tokenizer=models/tokenizer.json`.">,
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+           "agent=torch: where the model runs, `cpu`, `cuda` or `cuda:N`, "
+           "for example `device=cuda`.">,
+    Option<"topP", "top-p", "double", /*default=*/"0.95",
+           "agent=torch: nucleus sampling, the probability mass sampled "
+           "from, for example `top-p=0.9` (1 keeps every token).">,
+    Option<"seed", "seed", "unsigned", /*default=*/"0",
+           "agent=torch: the sampling seed (candidate i of a turn uses "
+           "seed + i + earlier attempts), for example `seed=42`.">,
     Option<"samples", "samples", "unsigned", /*default=*/"4",
            "Candidates asked for per region and turn, for example "
            "`samples=8`.">,
