@@ -261,9 +261,11 @@ llvm::Expected<BpeTokenizer> BpeTokenizer::parse(llvm::StringRef text) {
       for (size_t i = 0; i < impl->added.size(); ++i)
         impl->addedById.emplace(impl->added[i].id, i);
     }
-  } catch (const std::exception &e) {
+  } catch (const nlohmann::json::parse_error &e) {
     return llvm::createStringError("the tokenizer is not valid JSON: %s",
                                    e.what());
+  } catch (const std::exception &e) {
+    return llvm::createStringError("the tokenizer is malformed: %s", e.what());
   }
   impl->buildByteTable();
   return BpeTokenizer(std::move(impl));

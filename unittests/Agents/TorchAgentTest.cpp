@@ -173,6 +173,10 @@ TEST(BpeTokenizerTest, RejectsWhatItCannotRead) {
   };
   EXPECT_NE(message("{not json").find("not valid JSON"), std::string::npos);
   EXPECT_NE(message("{}").find("no \"model\""), std::string::npos);
+  EXPECT_NE(message(R"({"model": {"type": "BPE", "vocab": {"a": "zero"},
+                       "merges": []}, "decoder": {"type": "ByteLevel"}})")
+                .find("the tokenizer is malformed"),
+            std::string::npos);
   EXPECT_NE(message(R"({"model": {"type": "Unigram"}})").find("Unigram"),
             std::string::npos);
   EXPECT_NE(message(R"({"model": {"type": "BPE", "vocab": {}, "merges": []},
