@@ -40,6 +40,7 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <functional>
 #include <map>
@@ -219,6 +220,9 @@ public:
   std::function<std::string(unsigned input, ArrayRef<std::string> idx)>
       loadInput;
   llvm::DenseMap<Value, std::string> known;
+  /// Values of whole tensors known at one element only: (indices, name).
+  llvm::DenseMap<Value, std::pair<SmallVector<std::string>, std::string>>
+      knownAt;
 
   void forget() { memo.clear(); }
   StatementWriter &getWriter() { return writer; }
@@ -241,6 +245,9 @@ public:
                                  std::string &why) {
     if (auto it = known.find(tensor); it != known.end())
       return it->second;
+    if (auto it = knownAt.find(tensor);
+        it != knownAt.end() && ArrayRef<std::string>(it->second.first) == idx)
+      return it->second.second;
     if (auto it = region.splats.find(tensor); it != region.splats.end())
       return it->second;
     if (auto arg = dyn_cast<BlockArgument>(tensor))
@@ -337,7 +344,7 @@ private:
 };
 
 std::string kernelSignature(const LinalgRegion &region, StringRef name,
-                            int maxThreads = 0) {
+                            int maxThreads = 0, bool workspace = false) {
   SmallVector<std::string> params;
   for (auto [i, in] : llvm::enumerate(region.inputs))
     params.push_back("const " + getCType(elementOf(in))->storage +
@@ -345,6 +352,8 @@ std::string kernelSignature(const LinalgRegion &region, StringRef name,
   for (auto [i, out] : llvm::enumerate(region.outputs))
     params.push_back(getCType(elementOf(out))->storage + " *__restrict__ out" +
                      std::to_string(i));
+  if (workspace)
+    params.push_back("unsigned char *__restrict__ workspace");
   std::string bounds =
       maxThreads ? "__launch_bounds__(" + std::to_string(maxThreads) + ") "
                  : "";
@@ -353,19 +362,63 @@ std::string kernelSignature(const LinalgRegion &region, StringRef name,
       .str();
 }
 
-struct Variant {
-  std::string name, kernel, source;
+struct Launch {
+  std::string kernel;
   std::array<int64_t, 3> grid, block;
 };
 
-std::string launchJson(const Variant &v, StringRef kernel) {
-  return llvm::formatv(
-             "{{\"launches\": [{{\"kernel\": \"{0}\", \"grid\": [{1}, "
-             "{2}, {3}], \"block\": [{4}, {5}, {6}], "
-             "\"shared_bytes\": 0}]}",
-             kernel, v.grid[0], v.grid[1], v.grid[2], v.block[0], v.block[1],
-             v.block[2])
-      .str();
+struct Variant {
+  std::string name, source;
+  std::vector<Launch> launches; ///< in order, on one stream
+  int64_t workspaceBytes = 0;
+};
+
+std::string launchJson(const Variant &v) {
+  llvm::json::Array launches;
+  for (const Launch &l : v.launches)
+    launches.push_back(llvm::json::Object{
+        {"kernel", l.kernel},
+        {"grid", llvm::json::Array{l.grid[0], l.grid[1], l.grid[2]}},
+        {"block", llvm::json::Array{l.block[0], l.block[1], l.block[2]}},
+        {"shared_bytes", 0}});
+  llvm::json::Object plan{{"launches", std::move(launches)}};
+  if (v.workspaceBytes)
+    plan["workspace_bytes"] = v.workspaceBytes;
+  return llvm::formatv("{0}", llvm::json::Value(std::move(plan))).str();
+}
+
+/// `count` consecutive elements of `type` at `ptr` (aligned to the whole
+/// access) read with one vector access; returns the vector's name.
+std::string loadVector(StatementWriter &writer, Type type, int count,
+                       StringRef ptr) {
+  std::string vec =
+      llvm::formatv("ca_vec<{0}, {1}>", getCType(type)->storage, count).str();
+  std::string name = writer.fresh();
+  writer.append("    const " + vec + " " + name + " = *reinterpret_cast<const " +
+                vec + " *>(" + ptr.str() + ");\n");
+  return name;
+}
+
+/// Lane `lane` of a vector loadVector() read, in its compute type.
+std::string laneOf(Type type, StringRef vector, int lane) {
+  return loadAs(type, (vector + ".v[" + Twine(lane) + "]").str());
+}
+
+/// Stores `values` (compute type) to consecutive elements of `type` at
+/// `ptr`: one vector access when there are several, aligned to the whole.
+std::string storeVector(Type type, StringRef ptr,
+                        ArrayRef<std::string> values) {
+  if (values.size() == 1)
+    return ("    *(" + ptr + ") = " + storeAs(type, values[0]) + ";\n").str();
+  std::string vec = llvm::formatv("ca_vec<{0}, {1}>", getCType(type)->storage,
+                                  values.size())
+                        .str();
+  std::string text = "    {\n      " + vec + " s;\n";
+  for (auto [l, value] : llvm::enumerate(values))
+    text += "      s.v[" + std::to_string(l) + "] = " + storeAs(type, value) +
+            ";\n";
+  return text + "      *reinterpret_cast<" + vec + " *>(" + ptr.str() +
+         ") = s;\n    }\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -390,29 +443,25 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   unsigned counter = 0;
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
-  llvm::DenseMap<Value, std::string> vectors; // float4 loads of this chunk
+  llvm::DenseMap<Value, std::string> vectors; // vector loads of this chunk
   std::string lastDim;
   int lane = 0;
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     Value in = region.inputs[i];
-    Type type = elementOf(in);
-    bool contiguous = vector == 4 && type.isF32() && rank > 0 && !idx.empty() &&
+    bool contiguous = vector > 1 && rank > 0 && !idx.empty() &&
                       idx.back() == lastDim &&
                       shapeOf(in).back() == shape.back();
     if (!contiguous)
       return eval.loadAt(i, idx);
-    // Lane 0 loads the four lanes with one 16-byte load.
+    // Lane 0 loads every lane with one aligned access.
     if (lane == 0) {
       SmallVector<std::string> idx0(idx);
       idx0.back() = "(i" + std::to_string(rank - 1) + ")";
-      std::string name = writer.fresh();
-      body += "    const float4 " + name +
-              " = *reinterpret_cast<const float4 *>(in" + std::to_string(i) +
-              " + " + linearize(idx0, shapeOf(in)) + ");\n";
-      vectors[in] = name;
+      vectors[in] = loadVector(writer, elementOf(in), vector,
+                               "in" + std::to_string(i) + " + " +
+                                   linearize(idx0, shapeOf(in)));
     }
-    static const char *fields[] = {".x", ".y", ".z", ".w"};
-    return vectors.lookup(in) + fields[lane];
+    return laneOf(elementOf(in), vectors.lookup(in), lane);
   };
 
   std::string kernel = "ew";
@@ -448,24 +497,14 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   src += body;
   for (auto [o, out] : llvm::enumerate(region.outputs)) {
     Type type = elementOf(out);
-    std::string name = "out" + std::to_string(o);
-    if (vector == 4 && type.isF32()) {
-      src += "    *reinterpret_cast<float4 *>(" + name +
-             " + base) = make_float4(" + join(values[o]) + ");\n";
-      continue;
-    }
-    for (int l = 0; l < vector; ++l)
-      src += "    " + name + "[base + " + std::to_string(l) +
-             "] = " + storeAs(type, values[o][l]) + ";\n";
+    src += storeVector(type, "out" + std::to_string(o) + " + base", values[o]);
   }
   src += "  }\n}\n";
   int64_t blocks = std::max<int64_t>(
       1, std::min<int64_t>((chunks + threads - 1) / threads, 1 << 20));
   return Variant{llvm::formatv("flat-v{0}-t{1}", vector, threads).str(),
-                 kernel,
                  src,
-                 {blocks, 1, 1},
-                 {threads, 1, 1}};
+                 {{kernel, {blocks, 1, 1}, {threads, 1, 1}}}};
 }
 
 /// The one rank-2 input read transposed ((d0, d1) -> (d1, d0)) by a generic
@@ -488,9 +527,14 @@ std::optional<unsigned> findTransposedInput(const LinalgRegion &region) {
   return found;
 }
 
+/// A tile x tile block of the output through shared memory: the transposed
+/// input read along its rows, the output written along its rows, `vector`
+/// consecutive elements per access (the block is 32/vector x rowsPerPass
+/// threads; each covers tile/32 vectors per tile row).
 FailureOr<Variant> writeTransposeTile(const LinalgRegion &region,
                                       unsigned transposed, int tile,
-                                      int rowsPerPass, std::string &why) {
+                                      int rowsPerPass, int vector,
+                                      std::string &why) {
   ArrayRef<int64_t> shape = shapeOf(region.outputs.front()); // [D0, D1]
   Value tin = region.inputs[transposed];
   Type ttype = elementOf(tin);
@@ -498,61 +542,81 @@ FailureOr<Variant> writeTransposeTile(const LinalgRegion &region,
   unsigned counter = 0;
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
+  SmallVector<std::string> d1s;
+  for (int v = 0; v < vector; ++v)
+    d1s.push_back(v ? "(d1 + " + std::to_string(v) + ")" : "(d1)");
+  int lane = 0;
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
-    if (i == transposed && idx.size() == 2 && idx[0] == "(d1)" &&
+    if (i == transposed && idx.size() == 2 && idx[0] == d1s[lane] &&
         idx[1] == "(d0)")
-      return "tile[l][k]";
+      return "tile[l + " + std::to_string(lane) + "][k]";
     return eval.loadAt(i, idx);
   };
-  SmallVector<std::string> values;
-  for (Value out : region.outputs) {
-    FailureOr<std::string> v = eval.valueAt(out, {"(d0)", "(d1)"}, why);
-    if (failed(v))
-      return failure();
-    values.push_back(*v);
+  SmallVector<SmallVector<std::string>> values(region.outputs.size());
+  for (lane = 0; lane < vector; ++lane) {
+    eval.forget();
+    for (auto [o, out] : llvm::enumerate(region.outputs)) {
+      FailureOr<std::string> v = eval.valueAt(out, {"(d0)", d1s[lane]}, why);
+      if (failed(v))
+        return failure();
+      values[o].push_back(*v);
+    }
   }
   std::string kernel = "transpose_tile";
   std::string src =
       getPrelude().str() + "\n" + kernelSignature(region, kernel) + " {\n";
   // The block reads a tile of the input along its rows (d0 of the output,
-  // coalesced), then writes the output along its rows (d1, coalesced); the
-  // padded tile row keeps both phases free of bank conflicts. A 64-wide tile
-  // gives each thread two columns (tx and tx + 32), written out, not looped.
-  std::string loadTile, columns = "";
-  for (int l = 0; l < tile; l += 32)
-    loadTile +=
-        llvm::formatv("    if (j < {0}LL && r0 + threadIdx.x + {1} < {2}LL)\n"
-                      "      tile[k][threadIdx.x + {1}] = {3};\n",
-                      shape[1], l, shape[0],
-                      loadAs(ttype, "in" + std::to_string(transposed) +
-                                        "[j * " + std::to_string(shape[0]) +
-                                        "LL + r0 + threadIdx.x + " +
-                                        std::to_string(l) + "]"))
-            .str();
-  src += llvm::formatv("  __shared__ float tile[{0}][{0} + 1];\n"
-                       "  const long long r0 = blockIdx.y * {0}LL, c0 = "
-                       "blockIdx.x * {0}LL;\n"
-                       "  for (int k = threadIdx.y; k < {0}; k += {1}) {{\n"
-                       "    const long long j = c0 + k;\n{2}  }\n"
-                       "  __syncthreads();\n"
-                       "  for (int k = threadIdx.y; k < {0}; k += {1})\n"
-                       "    for (int l = threadIdx.x; l < {0}; l += 32) {{\n"
-                       "    const long long d0 = r0 + k, d1 = c0 + l;\n"
-                       "    if (d0 >= {3}LL || d1 >= {4}LL)\n"
-                       "      continue;\n",
-                       tile, rowsPerPass, loadTile, shape[0], shape[1])
+  // coalesced), then writes the output along its rows (d1, coalesced). With
+  // the tile row padded by one element, a warp's accesses to the tile fall
+  // in distinct banks in both phases (lanes x vector elements cover 32
+  // consecutive columns, rows add one bank each).
+  std::string loadBody;
+  {
+    StatementWriter loads(loadBody, counter);
+    std::string vec =
+        loadVector(loads, ttype, vector,
+                   "in" + std::to_string(transposed) + " + j * " +
+                       std::to_string(shape[0]) + "LL + r0 + l");
+    for (int v = 0; v < vector; ++v)
+      loads.append(llvm::formatv("    tile[k][l + {0}] = {1};\n", v,
+                                 laneOf(ttype, vec, v))
+                       .str());
+  }
+  int threadsX = 32 / vector;
+  src += llvm::formatv(
+             "  __shared__ {0} tile[{1}][{1} + 1];\n"
+             "  const long long r0 = blockIdx.y * {1}LL, c0 = "
+             "blockIdx.x * {1}LL;\n"
+             "  for (int k = threadIdx.y; k < {1}; k += {2})\n"
+             "#pragma unroll\n"
+             "    for (int l = threadIdx.x * {3}; l < {1}; l += 32) {{\n"
+             "    const long long j = c0 + k;\n"
+             "    if (j >= {5}LL || r0 + l >= {4}LL)\n"
+             "      continue;\n{6}"
+             "  }\n"
+             "  __syncthreads();\n"
+             "  for (int k = threadIdx.y; k < {1}; k += {2})\n"
+             "#pragma unroll\n"
+             "    for (int l = threadIdx.x * {3}; l < {1}; l += 32) {{\n"
+             "    const long long d0 = r0 + k, d1 = c0 + l;\n"
+             "    if (d0 >= {4}LL || d1 >= {5}LL)\n"
+             "      continue;\n",
+             getCType(ttype)->compute, tile, rowsPerPass, vector, shape[0],
+             shape[1], loadBody)
              .str();
   src += body;
   for (auto [o, out] : llvm::enumerate(region.outputs))
-    src += "    out" + std::to_string(o) + "[d0 * " + std::to_string(shape[1]) +
-           "LL + d1] = " + storeAs(elementOf(out), values[o]) + ";\n";
+    src += storeVector(elementOf(out),
+                       "out" + std::to_string(o) + " + d0 * " +
+                           std::to_string(shape[1]) + "LL + d1",
+                       values[o]);
   src += "  }\n}\n";
   return Variant{
-      llvm::formatv("tile{0}-r{1}", tile, rowsPerPass).str(),
-      kernel,
+      llvm::formatv("tile{0}-r{1}-v{2}", tile, rowsPerPass, vector).str(),
       src,
-      {(shape[1] + tile - 1) / tile, (shape[0] + tile - 1) / tile, 1},
-      {32, rowsPerPass, 1}};
+      {{kernel,
+        {(shape[1] + tile - 1) / tile, (shape[0] + tile - 1) / tile, 1},
+        {threadsX, rowsPerPass, 1}}}};
 }
 
 //===----------------------------------------------------------------------===//
@@ -667,23 +731,73 @@ FailureOr<RowShape> analyzeRows(const LinalgRegion &region, std::string &why) {
 
 /// A group of `group` threads per row (a warp, or the whole block), `vector`
 /// consecutive columns per thread and step, the row's full inputs kept in
-/// registers when `cache`.
+/// registers when `cache`. With `splits` > 1 (one reduction, one value per
+/// row out), each row is cut into `splits` chunks: a `partial` kernel
+/// reduces each chunk with one block into the workspace, and a `finish`
+/// kernel, a warp per row, combines the chunks in order and writes the row's
+/// outputs.
 FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                              int group, int blockThreads, int vector,
-                             bool cache, std::string &why) {
-  int64_t per =
-      (rs.cols + int64_t(group) * vector - 1) / (int64_t(group) * vector);
+                             bool cache, std::string &why, int splits = 1) {
+  int64_t step = int64_t(group) * vector;
+  int64_t per = (rs.cols + step - 1) / step;
+  bool split = splits > 1;
+  if (split && (cache || llvm::count_if(region.generics, isReduction) != 1 ||
+                llvm::any_of(region.outputs, [&](Value out) {
+                  return isWholeRows(out, rs);
+                }))) {
+    why = "a split row needs one reduction and one value per row out";
+    return failure();
+  }
+  std::string partialType; // the split reduction's accumulator
+  // A chunk of whole vectors per block.
+  int64_t chunk = ((rs.cols + splits - 1) / splits + vector - 1) / vector * vector;
   std::string src = getPrelude().str() + "\n" +
-                    kernelSignature(region, "rows", blockThreads) + " {\n";
+                    kernelSignature(region, split ? "partial" : "rows",
+                                    blockThreads, split) +
+                    " {\n";
   int rowsPerBlock = blockThreads / group;
-  src += llvm::formatv("  const long long row = (long long)blockIdx.x * {0} + "
-                       "threadIdx.x / {1};\n"
-                       "  const int t = threadIdx.x % {1};\n",
-                       rowsPerBlock, group)
-             .str();
-  if (rowsPerBlock > 1)
-    src += llvm::formatv("  if (row >= {0}LL)\n    return;\n", rs.rows).str();
   SmallVector<std::string> rowIdx = delinearize("row", rs.rowDims);
+  // Each thread's steps over the row: `vector` consecutive columns from c.
+  std::string stepLoop;
+  if (split) {
+    src += llvm::formatv(
+               "  const long long row = blockIdx.y;\n"
+               "  const int t = threadIdx.x;\n"
+               "  const long long begin = blockIdx.x * {0}LL;\n"
+               "  const long long end = begin + {0}LL < {1}LL ? begin + {0}LL "
+               ": {1}LL;\n",
+               chunk, rs.cols)
+               .str();
+    stepLoop = llvm::formatv("#pragma unroll 4\n"
+                             "  for (long long c = begin + (long long)t * {0}; "
+                             "c < end; c += {1}LL) {{\n",
+                             vector, step)
+                   .str();
+  } else {
+    src += llvm::formatv("  const long long row = (long long)blockIdx.x * {0} "
+                         "+ threadIdx.x / {1};\n"
+                         "  const int t = threadIdx.x % {1};\n",
+                         rowsPerBlock, group)
+               .str();
+    if (rowsPerBlock > 1)
+      src +=
+          llvm::formatv("  if (row >= {0}LL)\n    return;\n", rs.rows).str();
+    stepLoop =
+        llvm::formatv("#pragma unroll\n"
+                      "  for (int j = 0; j < {0}; ++j) {{\n"
+                      "    const long long c = ((long long)j * {1} + t) * {2};\n",
+                      per, group, vector)
+            .str();
+    if (rs.cols % step != 0)
+      stepLoop +=
+          llvm::formatv("    if (c >= {0}LL)\n      continue;\n", rs.cols)
+              .str();
+  }
+  std::string rowStart = "row * " + std::to_string(rs.cols) + "LL + c";
+  // The statements of the values per row computed before the reduction,
+  // which the finish kernel computes again.
+  std::string rowPrefix;
 
   unsigned counter = 0;
   // Full inputs: loaded once into registers (cache), or per step.
@@ -693,57 +807,47 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
   for (auto [i, in] : llvm::enumerate(region.inputs))
     if (shapeOf(in) == ArrayRef<int64_t>(fullShape))
       fullInputs.push_back(i);
-  auto vectorLoad = [&](unsigned i) {
-    Type type = elementOf(region.inputs[i]);
-    return vector == 4 && type.isF32();
-  };
-  std::string fieldsOf[4] = {".x", ".y", ".z", ".w"};
   if (cache) {
+    StatementWriter writer(src, counter);
     for (unsigned i : fullInputs) {
       Type type = elementOf(region.inputs[i]);
-      src += llvm::formatv(
-                 "  float x{0}[{1}][{2}];\n"
-                 "#pragma unroll\n"
-                 "  for (int j = 0; j < {1}; ++j) {{\n"
-                 "    const long long c = ((long long)j * {3} + t) * {2};\n"
-                 "    if (c >= {4}LL)\n      continue;\n",
-                 i, per, vector, group, rs.cols)
-                 .str();
-      std::string base = "in" + std::to_string(i) + " + row * " +
-                         std::to_string(rs.cols) + "LL + c";
-      if (vectorLoad(i)) {
-        src += "    const float4 q = *reinterpret_cast<const float4 *>(" +
-               base + ");\n";
-        for (int v = 0; v < 4; ++v)
-          src += llvm::formatv("    x{0}[j][{1}] = q{2};\n", i, v, fieldsOf[v])
-                     .str();
-      } else {
-        for (int v = 0; v < vector; ++v)
-          src += llvm::formatv(
-                     "    x{0}[j][{1}] = {2};\n", i, v,
-                     loadAs(type, "(" + base + ")[" + std::to_string(v) + "]"))
-                     .str();
-      }
+      src += llvm::formatv("  {0} x{1}[{2}][{3}];\n", getCType(type)->compute,
+                           i, per, vector)
+                 .str() +
+             stepLoop;
+      std::string ptr = "in" + std::to_string(i) + " + " + rowStart;
+      std::string vec = loadVector(writer, type, vector, ptr);
+      for (int v = 0; v < vector; ++v)
+        src += llvm::formatv("    x{0}[j][{1}] = {2};\n", i, v,
+                             laneOf(type, vec, v))
+                   .str();
       src += "  }\n";
     }
   }
 
+  // Whole-row tensors a reduction pass computed and later passes read again
+  // (softmax's exponentials): kept in registers when the inputs are.
+  llvm::DenseMap<Value, std::string> cachedTensors;
+
   // One pass over the row's columns: `emit(evaluator, lane, idx)` writes the
-  // per-element statements.
+  // per-element statements; `capture` names whole-row tensors to keep.
   auto pass =
       [&](llvm::function_ref<LogicalResult(
               ElementEvaluator &, int, ArrayRef<std::string>, std::string &)>
               emit,
-          const llvm::DenseMap<Value, std::string> &known)
-      -> FailureOr<std::string> {
-    std::string body;
+          const llvm::DenseMap<Value, std::string> &known,
+          ArrayRef<Value> capture = {}) -> FailureOr<std::string> {
+    std::string decls, body;
     StatementWriter writer(body, counter);
+    for (auto &entry : known)
+      writer.markInvariant(entry.second);
     ElementEvaluator eval(region, writer);
     eval.known = known;
     int lane = 0;
     llvm::DenseMap<unsigned, std::string> loaded;
     eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
       std::string ref = "in" + std::to_string(i);
+      Type type = elementOf(region.inputs[i]);
       RowClass cls = ArrayRef<std::string>(idx) == ArrayRef<std::string>(rowIdx)
                          ? RowClass::PerRow
                      : idx.size() == rowIdx.size() + rs.colDims.size()
@@ -753,22 +857,18 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
       case RowClass::Full:
         if (cache)
           return "x" + std::to_string(i) + "[j][" + std::to_string(lane) + "]";
-        if (vectorLoad(i)) {
-          if (lane == 0) {
-            std::string name = writer.fresh();
-            body += "    const float4 " + name +
-                    " = *reinterpret_cast<const float4 *>(" + ref +
-                    " + row * " + std::to_string(rs.cols) + "LL + c);\n";
-            loaded[i] = name;
-          }
-          return loaded[i] + fieldsOf[lane];
-        }
-        return eval.loadElement(i, "row * " + std::to_string(rs.cols) +
-                                       "LL + c + " + std::to_string(lane));
+        [[fallthrough]];
+      case RowClass::PerCol: {
+        // Consecutive columns: lane 0 reads the step's lanes at once.
+        std::string at = cls == RowClass::Full ? rowStart : "c";
+        if (vector == 1)
+          return eval.loadElement(i, at);
+        if (lane == 0)
+          loaded[i] = loadVector(writer, type, vector, ref + " + " + at);
+        return laneOf(type, loaded[i], lane);
+      }
       case RowClass::PerRow:
         return eval.loadElement(i, "row");
-      case RowClass::PerCol:
-        return eval.loadElement(i, "c + " + std::to_string(lane));
       }
       return "0";
     };
@@ -778,16 +878,30 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
           delinearize("c + " + std::to_string(lane), rs.colDims);
       idx.append(colIdx.begin(), colIdx.end());
       eval.forget();
+      eval.knownAt.clear();
+      for (auto &[tensor, array] : cachedTensors)
+        eval.knownAt[tensor] = {
+            idx, array + "[j][" + std::to_string(lane) + "]"};
       if (failed(emit(eval, lane, idx, why)))
         return failure();
+      for (auto [k, tensor] : llvm::enumerate(capture)) {
+        FailureOr<std::string> value = eval.valueAt(tensor, idx, why);
+        if (failed(value))
+          return failure();
+        std::string array = "p" + std::to_string(cachedTensors.size() + k);
+        if (lane == 0)
+          decls += llvm::formatv("  {0} {1}[{2}][{3}];\n",
+                                 getCType(elementOf(tensor))->compute, array,
+                                 per, vector)
+                       .str();
+        body += "    " + array + "[j][" + std::to_string(lane) +
+                "] = " + *value + ";\n";
+      }
     }
-    return llvm::formatv(
-               "#pragma unroll\n"
-               "  for (int j = 0; j < {0}; ++j) {{\n"
-               "    const long long c = ((long long)j * {1} + t) * {2};\n"
-               "    if (c >= {3}LL)\n      continue;\n{4}  }\n",
-               per, group, vector, rs.cols, body)
-        .str();
+    unsigned first = cachedTensors.size();
+    for (auto [k, tensor] : llvm::enumerate(capture))
+      cachedTensors[tensor] = "p" + std::to_string(first + k);
+    return decls + stepLoop + body + "  }\n";
   };
 
   llvm::DenseMap<Value, std::string> known;
@@ -809,6 +923,7 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
       if (failed(values))
         return failure();
       src += body;
+      rowPrefix += body;
       for (auto [r, result] : llvm::enumerate(g.getResults()))
         known[result] = (*values)[r];
       continue;
@@ -821,6 +936,15 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
     std::string ctype = getCType(elementOf(g.getResult(0)))->compute;
     std::string acc = "acc" + std::to_string(reductions);
     src += "  " + ctype + " " + acc + " = " + combiner->identity + ";\n";
+    // Whole-row values this reduction reads that later passes may read again.
+    SmallVector<Value> capture;
+    if (cache)
+      for (Value in : g.getDpsInputs())
+        if (auto producer = in.getDefiningOp<linalg::GenericOp>();
+            producer && !isReduction(producer) &&
+            producer.getNumLoops() == fullShape.size() &&
+            !cachedTensors.count(in) && !llvm::is_contained(capture, in))
+          capture.push_back(in);
     FailureOr<std::string> loop = pass(
         [&](ElementEvaluator &eval, int, ArrayRef<std::string> idx,
             std::string &why) -> LogicalResult {
@@ -837,7 +961,7 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                         ";\n");
           return success();
         },
-        known);
+        known, capture);
     if (failed(loop))
       return failure();
     src += *loop;
@@ -861,6 +985,38 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                         combiner->combine(
                             acc, "part" + std::to_string(reductions) + "[w]"))
               .str();
+    }
+    partialType = ctype;
+    if (split) {
+      // The block's partial into the workspace; the finish kernel combines
+      // the row's partials in chunk order, a warp per row.
+      std::string partials = "reinterpret_cast<" + ctype + " *>(workspace)";
+      src += llvm::formatv(
+                 "  if (t == 0)\n    {0}[row * {1} + blockIdx.x] = {2};\n}\n\n",
+                 partials, splits, acc)
+                 .str();
+      src += kernelSignature(region, "finish", 256, true) + " {\n";
+      src += llvm::formatv(
+                 "  const long long row = (long long)blockIdx.x * 8 + "
+                 "threadIdx.x / 32;\n"
+                 "  const int t = threadIdx.x % 32;\n"
+                 "  if (row >= {0}LL)\n    return;\n",
+                 rs.rows)
+                 .str();
+      src += rowPrefix;
+      src += llvm::formatv("  {0} {1} = {2};\n"
+                           "  for (int s = t; s < {3}; s += 32)\n"
+                           "    {1} = {4};\n"
+                           "  for (int o = 16; o > 0; o /= 2)\n"
+                           "    {1} = {5};\n",
+                           ctype, acc, combiner->identity, splits,
+                           combiner->combine(acc, partials + "[row * " +
+                                                      std::to_string(splits) +
+                                                      " + s]"),
+                           combiner->combine(
+                               acc, "__shfl_xor_sync(0xffffffffu, " + acc +
+                                        ", o)"))
+                 .str();
     }
     // The fill's value enters once.
     std::string init = region.splats.lookup(g.getDpsInitOperand(0)->get());
@@ -907,19 +1063,11 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
             return success();
           // After the last lane: the stores.
           StatementWriter &writer = eval.getWriter();
-          for (auto [k, o] : llvm::enumerate(fullOutputs)) {
-            Type type = elementOf(region.outputs[o]);
-            std::string ptr = "out" + std::to_string(o) + " + row * " +
-                              std::to_string(rs.cols) + "LL + c";
-            if (vector == 4 && type.isF32()) {
-              writer.append("    *reinterpret_cast<float4 *>(" + ptr +
-                            ") = make_float4(" + join(lanes[k]) + ");\n");
-              continue;
-            }
-            for (int l = 0; l < vector; ++l)
-              writer.append("    (" + ptr + ")[" + std::to_string(l) +
-                            "] = " + storeAs(type, lanes[k][l]) + ";\n");
-          }
+          for (auto [k, o] : llvm::enumerate(fullOutputs))
+            writer.append(storeVector(elementOf(region.outputs[o]),
+                                      "out" + std::to_string(o) + " + " +
+                                          rowStart,
+                                      lanes[k]));
           return success();
         },
         known);
@@ -928,14 +1076,20 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
     src += *loop;
   }
   src += "}\n";
+  if (split) {
+    return Variant{
+        llvm::formatv("split{0}-b{1}-v{2}", splits, blockThreads, vector).str(),
+        src,
+        {{"partial", {splits, rs.rows, 1}, {blockThreads, 1, 1}},
+         {"finish", {(rs.rows + 7) / 8, 1, 1}, {256, 1, 1}}},
+        rs.rows * splits * int64_t(partialType == "double" ? 8 : 4)};
+  }
   int64_t blocks = (rs.rows + rowsPerBlock - 1) / rowsPerBlock;
   return Variant{llvm::formatv("rows-g{0}-b{1}-v{2}{3}", group, blockThreads,
                                vector, cache ? "-cached" : "")
                      .str(),
-                 "rows",
                  src,
-                 {blocks, 1, 1},
-                 {blockThreads, 1, 1}};
+                 {{"rows", {blocks, 1, 1}, {blockThreads, 1, 1}}}};
 }
 
 //===----------------------------------------------------------------------===//
@@ -1015,10 +1169,23 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
   int64_t blocks = std::max<int64_t>(
       1, std::min<int64_t>((total + threads - 1) / threads, 1 << 20));
   return Variant{llvm::formatv("serial-t{0}", threads).str(),
-                 "reduce",
                  src,
-                 {blocks, 1, 1},
-                 {threads, 1, 1}};
+                 {{"reduce", {blocks, 1, 1}, {threads, 1, 1}}}};
+}
+
+/// The elements per vector access for rows of `length` elements: 16 bytes
+/// of the region's narrowest type (4 f32, 8 f16/bf16) where the length
+/// allows, else 4, else 1.
+int widestVector(const LinalgRegion &region, int64_t length) {
+  unsigned narrowest = 4;
+  for (Value v : llvm::concat<const Value>(region.inputs, region.outputs))
+    if (Type type = elementOf(v);
+        type.isIntOrFloat() && type.getIntOrFloatBitWidth() >= 8)
+      narrowest = std::min(narrowest, type.getIntOrFloatBitWidth() / 8);
+  for (int vector = 16 / narrowest; vector > 1; vector /= 2)
+    if (vector <= 8 && length % vector == 0)
+      return vector;
+  return 1;
 }
 
 /// Every variant the builtin agent can write for `region`, best guess first;
@@ -1035,28 +1202,46 @@ std::vector<Variant> writeVariants(const LinalgRegion &region,
   };
   if (isElementwise(region)) {
     if (std::optional<unsigned> t = findTransposedInput(region)) {
-      add(writeTransposeTile(region, *t, 64, 8, reason));
-      add(writeTransposeTile(region, *t, 32, 8, reason));
-      add(writeTransposeTile(region, *t, 64, 16, reason));
+      ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
+      // Vector accesses need whole vectors along both dimensions.
+      if (shape[0] % 4 == 0 && shape[1] % 4 == 0) {
+        add(writeTransposeTile(region, *t, 32, 8, 4, reason));
+        add(writeTransposeTile(region, *t, 32, 16, 4, reason));
+        add(writeTransposeTile(region, *t, 64, 16, 4, reason));
+        add(writeTransposeTile(region, *t, 32, 32, 2, reason));
+      }
+      add(writeTransposeTile(region, *t, 64, 8, 1, reason));
+      add(writeTransposeTile(region, *t, 32, 8, 1, reason));
     }
     ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
-    bool four = !shape.empty() && shape.back() % 4 == 0;
-    if (four) {
-      add(writeFlat(region, 4, 256, reason));
-      add(writeFlat(region, 4, 512, reason));
+    int vector = shape.empty() ? 1 : widestVector(region, shape.back());
+    if (vector > 1) {
+      add(writeFlat(region, vector, 256, reason));
+      add(writeFlat(region, vector, 512, reason));
     }
     add(writeFlat(region, 1, 256, reason));
     return variants;
   }
   FailureOr<RowShape> rows = analyzeRows(region, reason);
   if (succeeded(rows)) {
-    int vector = rows->cols % 4 == 0 ? 4 : 1;
+    int vector = widestVector(region, rows->cols);
     auto rowVariant = [&](int group, int block) {
       int64_t per = (rows->cols + int64_t(group) * vector - 1) /
                     (int64_t(group) * vector);
       add(writeRows(region, *rows, group, block, vector, per * vector <= 64,
                     reason));
     };
+    // Few long rows: each row split over several blocks, about four blocks
+    // per SM of an H100/H200 in all, each with at least 4 steps of work.
+    if (rows->rows < 256 && rows->cols >= 16384) {
+      int64_t splits = std::min<int64_t>((528 + rows->rows - 1) / rows->rows,
+                                         rows->cols / (256 * vector * 4));
+      if (splits > 1) {
+        add(writeRows(region, *rows, 256, 256, vector, false, reason, splits));
+        add(writeRows(region, *rows, 512, 512, vector, false, reason,
+                      std::max<int64_t>(2, splits / 2)));
+      }
+    }
     if (rows->cols <= 1024) {
       rowVariant(32, 256);
       rowVariant(128, 128);
@@ -1122,7 +1307,7 @@ public:
           }))
         continue;
       candidates.push_back({variant.name, variant.source,
-                            launchJson(variant, variant.kernel), "builtin",
+                            launchJson(variant), "builtin",
                             "structure-v1"});
     }
     return candidates;

@@ -14,6 +14,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <string>
 
@@ -69,12 +70,18 @@ public:
   /// Appends raw statements.
   void append(StringRef text) { out += text.str(); }
 
+  /// Declares `name` the same for every element the statements run for (a
+  /// per-row value in a row loop): f32 divisions by it become a
+  /// multiplication by its reciprocal.
+  void markInvariant(StringRef name) { invariants.insert(name); }
+
 private:
   LogicalResult writeOp(Operation &op,
                         llvm::DenseMap<Value, std::string> &names,
                         ArrayRef<std::string> dims, std::string &why);
   std::string &out;
   unsigned &counter;
+  llvm::StringSet<> invariants;
 };
 
 /// The associative combiner of a reduction body: the op producing the
