@@ -388,14 +388,18 @@ std::string launchJson(const Variant &v) {
 }
 
 /// `count` consecutive elements of `type` at `ptr` (aligned to the whole
-/// access) read with one vector access; returns the vector's name.
+/// access) read with one vector access; returns the vector's name. With
+/// `stream`, a 16-byte access is marked read-once (ca_load_stream).
 std::string loadVector(StatementWriter &writer, Type type, int count,
-                       StringRef ptr) {
+                       StringRef ptr, bool stream = false) {
   std::string vec =
       llvm::formatv("ca_vec<{0}, {1}>", getCType(type)->storage, count).str();
+  std::string at = "reinterpret_cast<const " + vec + " *>(" + ptr.str() + ")";
   std::string name = writer.fresh();
-  writer.append("    const " + vec + " " + name + " = *reinterpret_cast<const " +
-                vec + " *>(" + ptr.str() + ");\n");
+  bool sixteen = count * type.getIntOrFloatBitWidth() == 128;
+  writer.append("    const " + vec + " " + name + " = " +
+                (stream && sixteen ? "ca_load_stream(" + at + ")" : "*" + at) +
+                ";\n");
   return name;
 }
 
@@ -536,6 +540,10 @@ FailureOr<Variant> writeTransposeTile(const LinalgRegion &region,
                                       int rowsPerPass, int vector,
                                       std::string &why) {
   ArrayRef<int64_t> shape = shapeOf(region.outputs.front()); // [D0, D1]
+  // 32-bit coordinates and offsets when every offset fits (fewer
+  // instructions per access).
+  bool narrow = product(shape) < (int64_t(1) << 31);
+  std::string wide = narrow ? "" : "LL";
   Value tin = region.inputs[transposed];
   Type ttype = elementOf(tin);
   std::string body;
@@ -576,7 +584,7 @@ FailureOr<Variant> writeTransposeTile(const LinalgRegion &region,
     std::string vec =
         loadVector(loads, ttype, vector,
                    "in" + std::to_string(transposed) + " + j * " +
-                       std::to_string(shape[0]) + "LL + r0 + l");
+                       std::to_string(shape[0]) + wide + " + r0 + l");
     for (int v = 0; v < vector; ++v)
       loads.append(llvm::formatv("    tile[k][l + {0}] = {1};\n", v,
                                  laneOf(ttype, vec, v))
@@ -585,30 +593,31 @@ FailureOr<Variant> writeTransposeTile(const LinalgRegion &region,
   int threadsX = 32 / vector;
   src += llvm::formatv(
              "  __shared__ {0} tile[{1}][{1} + 1];\n"
-             "  const long long r0 = blockIdx.y * {1}LL, c0 = "
-             "blockIdx.x * {1}LL;\n"
+             "  const {7} r0 = blockIdx.y * {1}, c0 = blockIdx.x * {1};\n"
+             "#pragma unroll\n"
              "  for (int k = threadIdx.y; k < {1}; k += {2})\n"
              "#pragma unroll\n"
              "    for (int l = threadIdx.x * {3}; l < {1}; l += 32) {{\n"
-             "    const long long j = c0 + k;\n"
-             "    if (j >= {5}LL || r0 + l >= {4}LL)\n"
+             "    const {7} j = c0 + k;\n"
+             "    if (j >= {5} || r0 + l >= {4})\n"
              "      continue;\n{6}"
              "  }\n"
              "  __syncthreads();\n"
+             "#pragma unroll\n"
              "  for (int k = threadIdx.y; k < {1}; k += {2})\n"
              "#pragma unroll\n"
              "    for (int l = threadIdx.x * {3}; l < {1}; l += 32) {{\n"
-             "    const long long d0 = r0 + k, d1 = c0 + l;\n"
-             "    if (d0 >= {4}LL || d1 >= {5}LL)\n"
+             "    const {7} d0 = r0 + k, d1 = c0 + l;\n"
+             "    if (d0 >= {4} || d1 >= {5})\n"
              "      continue;\n",
              getCType(ttype)->compute, tile, rowsPerPass, vector, shape[0],
-             shape[1], loadBody)
+             shape[1], loadBody, narrow ? "int" : "long long")
              .str();
   src += body;
   for (auto [o, out] : llvm::enumerate(region.outputs))
     src += storeVector(elementOf(out),
                        "out" + std::to_string(o) + " + d0 * " +
-                           std::to_string(shape[1]) + "LL + d1",
+                           std::to_string(shape[1]) + wide + " + d1",
                        values[o]);
   src += "  }\n}\n";
   return Variant{
@@ -729,16 +738,24 @@ FailureOr<RowShape> analyzeRows(const LinalgRegion &region, std::string &why) {
   return rs;
 }
 
-/// A group of `group` threads per row (a warp, or the whole block), `vector`
-/// consecutive columns per thread and step, the row's full inputs kept in
-/// registers when `cache`. With `splits` > 1 (one reduction, one value per
-/// row out), each row is cut into `splits` chunks: a `partial` kernel
-/// reduces each chunk with one block into the workspace, and a `finish`
-/// kernel, a warp per row, combines the chunks in order and writes the row's
-/// outputs.
+/// How a row program covers its rows: a group of `group` threads per row (a
+/// warp, or the whole block), `vector` consecutive columns per thread and
+/// step, the row's full inputs kept in registers when `cache`, and read as
+/// read-once data (no L1 allocation, 256-byte L2 prefetch) when `stream`.
+/// With `splits` > 1 (one reduction, one value per row out), each row is cut
+/// into `splits` chunks: a `partial` kernel reduces each chunk with one block
+/// into the workspace, and a `finish` kernel, a warp per row, combines the
+/// chunks in order and writes the row's outputs.
+struct RowPlan {
+  int group, blockThreads, vector;
+  bool cache = false;
+  int64_t splits = 1;
+  bool stream = false;
+};
+
 FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
-                             int group, int blockThreads, int vector,
-                             bool cache, std::string &why, int splits = 1) {
+                             const RowPlan &plan, std::string &why) {
+  auto [group, blockThreads, vector, cache, splits, stream] = plan;
   int64_t step = int64_t(group) * vector;
   int64_t per = (rs.cols + step - 1) / step;
   bool split = splits > 1;
@@ -816,7 +833,7 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                  .str() +
              stepLoop;
       std::string ptr = "in" + std::to_string(i) + " + " + rowStart;
-      std::string vec = loadVector(writer, type, vector, ptr);
+      std::string vec = loadVector(writer, type, vector, ptr, stream);
       for (int v = 0; v < vector; ++v)
         src += llvm::formatv("    x{0}[j][{1}] = {2};\n", i, v,
                              laneOf(type, vec, v))
@@ -864,7 +881,8 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
         if (vector == 1)
           return eval.loadElement(i, at);
         if (lane == 0)
-          loaded[i] = loadVector(writer, type, vector, ref + " + " + at);
+          loaded[i] = loadVector(writer, type, vector, ref + " + " + at,
+                                 stream && cls == RowClass::Full);
         return laneOf(type, loaded[i], lane);
       }
       case RowClass::PerRow:
@@ -1078,15 +1096,18 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
   src += "}\n";
   if (split) {
     return Variant{
-        llvm::formatv("split{0}-b{1}-v{2}", splits, blockThreads, vector).str(),
+        llvm::formatv("split{0}-b{1}-v{2}{3}", splits, blockThreads, vector,
+                      stream ? "-stream" : "")
+            .str(),
         src,
         {{"partial", {splits, rs.rows, 1}, {blockThreads, 1, 1}},
          {"finish", {(rs.rows + 7) / 8, 1, 1}, {256, 1, 1}}},
         rs.rows * splits * int64_t(partialType == "double" ? 8 : 4)};
   }
   int64_t blocks = (rs.rows + rowsPerBlock - 1) / rowsPerBlock;
-  return Variant{llvm::formatv("rows-g{0}-b{1}-v{2}{3}", group, blockThreads,
-                               vector, cache ? "-cached" : "")
+  return Variant{llvm::formatv("rows-g{0}-b{1}-v{2}{3}{4}", group, blockThreads,
+                               vector, cache ? "-cached" : "",
+                               stream ? "-stream" : "")
                      .str(),
                  src,
                  {{"rows", {blocks, 1, 1}, {blockThreads, 1, 1}}}};
@@ -1206,9 +1227,10 @@ std::vector<Variant> writeVariants(const LinalgRegion &region,
       // Vector accesses need whole vectors along both dimensions.
       if (shape[0] % 4 == 0 && shape[1] % 4 == 0) {
         add(writeTransposeTile(region, *t, 32, 8, 4, reason));
+        add(writeTransposeTile(region, *t, 32, 4, 4, reason));
+        add(writeTransposeTile(region, *t, 64, 8, 4, reason));
         add(writeTransposeTile(region, *t, 32, 16, 4, reason));
         add(writeTransposeTile(region, *t, 64, 16, 4, reason));
-        add(writeTransposeTile(region, *t, 32, 32, 2, reason));
       }
       add(writeTransposeTile(region, *t, 64, 8, 1, reason));
       add(writeTransposeTile(region, *t, 32, 8, 1, reason));
@@ -1225,10 +1247,11 @@ std::vector<Variant> writeVariants(const LinalgRegion &region,
   FailureOr<RowShape> rows = analyzeRows(region, reason);
   if (succeeded(rows)) {
     int vector = widestVector(region, rows->cols);
-    auto rowVariant = [&](int group, int block) {
+    auto rowVariant = [&](int group, int block, bool stream = false) {
       int64_t per = (rows->cols + int64_t(group) * vector - 1) /
                     (int64_t(group) * vector);
-      add(writeRows(region, *rows, group, block, vector, per * vector <= 64,
+      add(writeRows(region, *rows,
+                    {group, block, vector, per * vector <= 64, 1, stream},
                     reason));
     };
     // Few long rows: each row split over several blocks, about four blocks
@@ -1237,9 +1260,11 @@ std::vector<Variant> writeVariants(const LinalgRegion &region,
       int64_t splits = std::min<int64_t>((528 + rows->rows - 1) / rows->rows,
                                          rows->cols / (256 * vector * 4));
       if (splits > 1) {
-        add(writeRows(region, *rows, 256, 256, vector, false, reason, splits));
-        add(writeRows(region, *rows, 512, 512, vector, false, reason,
-                      std::max<int64_t>(2, splits / 2)));
+        add(writeRows(region, *rows, {256, 256, vector, false, splits},
+                      reason));
+        add(writeRows(region, *rows,
+                      {512, 512, vector, false, std::max<int64_t>(2, splits / 2)},
+                      reason));
       }
     }
     if (rows->cols <= 1024) {
@@ -1250,6 +1275,13 @@ std::vector<Variant> writeVariants(const LinalgRegion &region,
       rowVariant(512, 512);
       rowVariant(128, 128);
       rowVariant(1024, 1024);
+      // One reduction reads the row once either way: a warp per row
+      // streaming it, no block barrier between rows.
+      if (llvm::count_if(region.generics, isReduction) == 1)
+        rowVariant(32, 256);
+      // The same rows read as read-once data.
+      rowVariant(1024, 1024, true);
+      rowVariant(512, 512, true);
     }
   } else {
     why = reason;

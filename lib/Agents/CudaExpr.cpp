@@ -70,6 +70,16 @@ __device__ __forceinline__ double ca_minimum(double a, double b) {
 }
 // N consecutive elements moved as one aligned access (16 bytes: ld.v4).
 template <typename T, int N> struct __align__(sizeof(T) * N) ca_vec { T v[N]; };
+// 16 bytes read once: no L1 allocation, a 256-byte L2 prefetch.
+template <typename T, int N>
+__device__ __forceinline__ ca_vec<T, N> ca_load_stream(const ca_vec<T, N> *p) {
+  static_assert(sizeof(ca_vec<T, N>) == 16, "16-byte vectors only");
+  ca_vec<T, N> v;
+  uint4 &r = *reinterpret_cast<uint4 *>(&v);
+  asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  return v;
+}
 )cuda";
 }
 
