@@ -738,6 +738,59 @@ FailureOr<RowShape> analyzeRows(const LinalgRegion &region, std::string &why) {
   return rs;
 }
 
+/// For a max reduction `max` of a row tensor X, the reduction that sums
+/// exp(X - max) over the same rows (softmax's denominator), if the region has
+/// one: a sum whose one input is produced by a generic that only subtracts
+/// the row's max from X and exponentiates. Online softmax computes both in
+/// one pass over X.
+linalg::GenericOp findExpSum(const LinalgRegion &region,
+                             linalg::GenericOp max, const Combiner &maxOf) {
+  if (!isa<arith::MaxNumFOp, arith::MaximumFOp>(maxOf.op) ||
+      max.getNumDpsInputs() != 1 ||
+      maxOf.op->getOperand(maxOf.otherOperand) !=
+          max.getRegion().front().getArgument(0))
+    return {};
+  Value x = max.getDpsInputs()[0];
+  for (linalg::GenericOp sum : region.generics) {
+    if (!isReduction(sum) || sum == max || sum.getNumDpsInputs() != 1)
+      continue;
+    Block &sumBody = sum.getRegion().front();
+    std::string why;
+    FailureOr<Combiner> add =
+        findCombiner(sumBody, sumBody.getArgument(1), why);
+    if (failed(add) || !isa<arith::AddFOp>(add->op) ||
+        add->op->getOperand(add->otherOperand) != sumBody.getArgument(0))
+      continue;
+    auto exp = sum.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+    if (!exp || isReduction(exp) || exp.getNumResults() != 1 ||
+        exp.getNumLoops() != max.getNumLoops())
+      continue;
+    // exp's body: %d = subf %x, %m; %e = math.exp %d; yield %e.
+    Block &body = exp.getRegion().front();
+    auto ops = body.without_terminator();
+    if (std::distance(ops.begin(), ops.end()) != 2)
+      continue;
+    auto sub = dyn_cast<arith::SubFOp>(*ops.begin());
+    auto e = dyn_cast<math::ExpOp>(*std::next(ops.begin()));
+    if (!sub || !e || e.getOperand() != sub.getResult() ||
+        body.getTerminator()->getOperand(0) != e.getResult())
+      continue;
+    auto lhs = dyn_cast<BlockArgument>(sub.getLhs());
+    auto rhs = dyn_cast<BlockArgument>(sub.getRhs());
+    if (!lhs || !rhs || lhs.getOwner() != &body || rhs.getOwner() != &body ||
+        lhs.getArgNumber() >= exp.getNumDpsInputs() ||
+        rhs.getArgNumber() >= exp.getNumDpsInputs())
+      continue;
+    OpOperand *xOperand = exp.getDpsInputOperand(lhs.getArgNumber());
+    OpOperand *mOperand = exp.getDpsInputOperand(rhs.getArgNumber());
+    if (xOperand->get() == x &&
+        exp.getMatchingIndexingMap(xOperand).isIdentity() &&
+        mOperand->get() == max.getResult(0))
+      return sum;
+  }
+  return {};
+}
+
 /// How a row program covers its rows: a group of `group` threads per row (a
 /// warp, or the whole block), `vector` consecutive columns per thread and
 /// step, the row's full inputs kept in registers when `cache`, and read as
@@ -800,11 +853,13 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
     if (rowsPerBlock > 1)
       src +=
           llvm::formatv("  if (row >= {0}LL)\n    return;\n", rs.rows).str();
+    // Rows in registers need every step unrolled (constant indices); a
+    // streamed row is unrolled by 4.
     stepLoop =
-        llvm::formatv("#pragma unroll\n"
+        llvm::formatv("#pragma unroll{3}\n"
                       "  for (int j = 0; j < {0}; ++j) {{\n"
                       "    const long long c = ((long long)j * {1} + t) * {2};\n",
-                      per, group, vector)
+                      per, group, vector, cache || per <= 16 ? "" : " 4")
             .str();
     if (rs.cols % step != 0)
       stepLoop +=
@@ -924,6 +979,88 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
 
   llvm::DenseMap<Value, std::string> known;
   unsigned reductions = 0;
+  llvm::SmallPtrSet<Operation *, 2> fusedSums;
+  // Online softmax (Milakov and Gimelshein, 2018): a running max m and the
+  // sum s of exp(x - m), merged across threads by rescaling to the larger m.
+  // An element equal to m adds 1 without exp, so that -inf elements ahead of
+  // the first finite one add exp(-inf) = 0 once m grows, not NaN.
+  auto writeOnlineSoftmax = [&](linalg::GenericOp max, linalg::GenericOp sum,
+                                const Combiner &maxOf, StringRef m,
+                                unsigned n) -> LogicalResult {
+    std::string s = "sum" + std::to_string(n);
+    src += llvm::formatv("  float {0} = {1}, {2} = 0.0f;\n", m,
+                         maxOf.identity, s)
+               .str();
+    Value x = max.getDpsInputs()[0];
+    FailureOr<std::string> loop = pass(
+        [&](ElementEvaluator &eval, int, ArrayRef<std::string> idx,
+            std::string &why) -> LogicalResult {
+          FailureOr<std::string> e = eval.valueAt(x, idx, why);
+          if (failed(e))
+            return failure();
+          eval.getWriter().append(
+              llvm::formatv("    if ({0} > {1}) {{\n"
+                            "      {2} = {2} * expf({1} - {0}) + 1.0f;\n"
+                            "      {1} = {0};\n"
+                            "    } else {{\n"
+                            "      {2} += {0} == {1} ? 1.0f : expf({0} - {1});\n"
+                            "    }\n",
+                            *e, m, s)
+                  .str());
+          return success();
+        },
+        known);
+    if (failed(loop))
+      return failure();
+    src += *loop;
+    // Merging (m, s) with (mo, so): both sums rescaled to max(m, mo); equal
+    // maxima (-inf included) keep their sums as they are.
+    auto merge = [&](StringRef mo, StringRef so) {
+      return llvm::formatv("    {{\n"
+                           "      const float mn = {0};\n"
+                           "      {1} = ({2} == mn ? {1} : {1} * expf({2} - mn)) "
+                           "+ ({3} == mn ? {4} : {4} * expf({3} - mn));\n"
+                           "      {2} = mn;\n"
+                           "    }\n",
+                           maxOf.combine(m, mo), s, m, mo, so)
+          .str();
+    };
+    src += "  for (int o = 16; o > 0; o /= 2) {\n" +
+           llvm::formatv("    const float mo = __shfl_xor_sync(0xffffffffu, "
+                         "{0}, o), so = __shfl_xor_sync(0xffffffffu, {1}, o);\n",
+                         m, s)
+               .str() +
+           merge("mo", "so") + "  }\n";
+    if (group > 32)
+      src += llvm::formatv("  __shared__ float part{0}[32], parts{0}[32];\n"
+                           "  if (t % 32 == 0) {{\n"
+                           "    part{0}[t / 32] = {1};\n"
+                           "    parts{0}[t / 32] = {2};\n"
+                           "  }\n"
+                           "  __syncthreads();\n"
+                           "  {1} = part{0}[0];\n"
+                           "  {2} = parts{0}[0];\n"
+                           "  for (int w = 1; w < {3}; ++w) {{\n",
+                           n, m, s, group / 32)
+                 .str() +
+             merge("part" + std::to_string(n) + "[w]",
+                   "parts" + std::to_string(n) + "[w]") +
+             "  }\n";
+    // The fills enter once: the max's first, the sum rescaled to it.
+    std::string maxResult = "red" + std::to_string(n);
+    std::string sumResult = "red" + std::to_string(n) + "s";
+    std::string maxInit = region.splats.lookup(max.getDpsInitOperand(0)->get());
+    std::string sumInit = region.splats.lookup(sum.getDpsInitOperand(0)->get());
+    src += llvm::formatv("  const float {0} = {1};\n"
+                         "  const float {2} = {3} + ({4} == {0} ? {5} : {5} * "
+                         "expf({4} - {0}));\n",
+                         maxResult, maxOf.combine(maxInit, m), sumResult,
+                         sumInit, m, s)
+               .str();
+    known[max.getResult(0)] = maxResult;
+    known[sum.getResult(0)] = sumResult;
+    return success();
+  };
   for (linalg::GenericOp g : region.generics) {
     if (!isReduction(g)) {
       if (g.getNumLoops() != rs.rowDims.size())
@@ -946,6 +1083,8 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
         known[result] = (*values)[r];
       continue;
     }
+    if (fusedSums.contains(g))
+      continue; // computed with its max (online softmax)
     Block &reduceBody = g.getRegion().front();
     BlockArgument accArg = reduceBody.getArgument(g.getNumDpsInputs());
     FailureOr<Combiner> combiner = findCombiner(reduceBody, accArg, why);
@@ -953,6 +1092,17 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
       return failure();
     std::string ctype = getCType(elementOf(g.getResult(0)))->compute;
     std::string acc = "acc" + std::to_string(reductions);
+    // A row streamed from memory (not in registers): the max and the sum of
+    // exp(x - max) in one pass, the sum rescaled whenever the max grows.
+    if (linalg::GenericOp sum;
+        !cache && !split && ctype == "float" &&
+        (sum = findExpSum(region, g, *combiner))) {
+      fusedSums.insert(sum);
+      if (failed(writeOnlineSoftmax(g, sum, *combiner, acc, reductions)))
+        return failure();
+      ++reductions;
+      continue;
+    }
     src += "  " + ctype + " " + acc + " = " + combiner->identity + ";\n";
     // Whole-row values this reduction reads that later passes may read again.
     SmallVector<Value> capture;
@@ -1194,16 +1344,21 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
                  {{"reduce", {blocks, 1, 1}, {threads, 1, 1}}}};
 }
 
-/// The elements per vector access for rows of `length` elements: 16 bytes
-/// of the region's narrowest type (4 f32, 8 f16/bf16) where the length
-/// allows, else 4, else 1.
-int widestVector(const LinalgRegion &region, int64_t length) {
+/// The bytes of the region's narrowest element type (at most 4).
+unsigned narrowestBytes(const LinalgRegion &region) {
   unsigned narrowest = 4;
   for (Value v : llvm::concat<const Value>(region.inputs, region.outputs))
     if (Type type = elementOf(v);
         type.isIntOrFloat() && type.getIntOrFloatBitWidth() >= 8)
       narrowest = std::min(narrowest, type.getIntOrFloatBitWidth() / 8);
-  for (int vector = 16 / narrowest; vector > 1; vector /= 2)
+  return narrowest;
+}
+
+/// The elements per vector access for rows of `length` elements: 16 bytes
+/// of the region's narrowest type (4 f32, 8 f16/bf16) where the length
+/// allows, else 4, else 1.
+int widestVector(const LinalgRegion &region, int64_t length) {
+  for (int vector = 16 / narrowestBytes(region); vector > 1; vector /= 2)
     if (vector <= 8 && length % vector == 0)
       return vector;
   return 1;
@@ -1279,9 +1434,11 @@ std::vector<Variant> writeVariants(const LinalgRegion &region,
       // streaming it, no block barrier between rows.
       if (llvm::count_if(region.generics, isReduction) == 1)
         rowVariant(32, 256);
-      // The same rows read as read-once data.
-      rowVariant(1024, 1024, true);
-      rowVariant(512, 512, true);
+      // The same rows read as read-once data (16-byte accesses only).
+      if (vector * narrowestBytes(region) == 16) {
+        rowVariant(1024, 1024, true);
+        rowVariant(512, 512, true);
+      }
     }
   } else {
     why = reason;
