@@ -18,6 +18,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 using namespace mlir;
@@ -88,16 +90,15 @@ protected:
   std::unique_ptr<KernelAgent> agent(const std::string &model,
                                      double temperature, uint64_t seed = 0,
                                      unsigned maxTokens = 4096) {
-    AgentConfig config;
-    config.torch.modelPath = model;
-    config.torch.tokenizerPath = tokenizerPath;
-    config.torch.temperature = temperature;
-    config.torch.seed = seed;
-    config.torch.maxTokens = maxTokens;
-    llvm::Expected<std::unique_ptr<KernelAgent>> created =
-        createAgent("torch", config);
-    EXPECT_TRUE(bool(created)) << llvm::toString(created.takeError());
-    return created ? std::move(*created) : nullptr;
+    TorchConfig config;
+    config.modelPath = model;
+    config.tokenizerPath = tokenizerPath;
+    config.temperature = temperature;
+    config.seed = seed;
+    config.maxTokens = maxTokens;
+    // TorchAgent itself, linked in; createAgent() would load the module
+    // (TheModuleServesCreateAgent).
+    return createTorchAgent(config);
   }
 
   llvm::SmallString<128> dir;
@@ -430,6 +431,43 @@ TEST_F(TorchAgentTest, MissingOrCorruptModelsAreCleanErrors) {
   ASSERT_FALSE(bool(candidates));
   EXPECT_NE(llvm::toString(candidates.takeError()).find("does not exist"),
             std::string::npos);
+}
+
+TEST_F(TorchAgentTest, TheModuleServesCreateAgent) {
+  // createAgent() loads CudaAgentTorchBackend.so (this build's, named by the
+  // environment so that no other is picked up) and the agent it makes
+  // answers like the one linked in.
+  ASSERT_EQ(setenv("CUDA_AGENT_TORCH_BACKEND", CUDA_AGENT_TORCH_BACKEND_MODULE,
+                   /*overwrite=*/1),
+            0);
+  std::string model = path("canned.pt");
+  ASSERT_FALSE(bool(torch_test::writeCannedModel(model, *tokenizer, kReply)));
+  AgentConfig config;
+  config.torch.modelPath = model;
+  config.torch.tokenizerPath = tokenizerPath;
+  config.torch.temperature = 0;
+  llvm::Expected<std::unique_ptr<KernelAgent>> created =
+      createAgent("torch", config);
+  ASSERT_TRUE(bool(created)) << llvm::toString(created.takeError());
+  std::unique_ptr<KernelAgent> torch = std::move(*created);
+  EXPECT_EQ(torch->getName(), "torch");
+  llvm::Expected<std::vector<Candidate>> candidates =
+      torch->propose(task(), {}, 2);
+  ASSERT_TRUE(bool(candidates)) << llvm::toString(candidates.takeError());
+  ASSERT_EQ(candidates->size(), 1u);
+  EXPECT_EQ(candidates->front().reply, kReply);
+  EXPECT_EQ(candidates->front().model, "canned");
+  EXPECT_NE(candidates->front().source.find("__global__ void k0"),
+            std::string::npos);
+  // Errors made in the module read like any other.
+  config.torch.modelPath = path("missing.pt");
+  created = createAgent("torch", config);
+  ASSERT_TRUE(bool(created)) << llvm::toString(created.takeError());
+  candidates = (*created)->propose(task(), {}, 1);
+  ASSERT_FALSE(bool(candidates));
+  EXPECT_NE(llvm::toString(candidates.takeError()).find("does not exist"),
+            std::string::npos);
+  unsetenv("CUDA_AGENT_TORCH_BACKEND");
 }
 
 } // namespace

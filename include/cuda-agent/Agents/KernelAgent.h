@@ -127,7 +127,9 @@ struct TorchConfig {
 /// conversation renderPrompt() builds, written out with renderChatML() and
 /// read by parseReply(). The model and tokenizer are loaded on the first
 /// propose(); a load failure is that call's error (and every later one's).
-/// Only part of builds configured with libtorch (CUDA_AGENT_HAVE_TORCH).
+/// Defined only in CudaAgentTorchAgent (builds with libtorch), which the tools
+/// do not link: they reach it through createAgent(), which loads the module
+/// holding it (TorchBackend.h).
 std::unique_ptr<KernelAgent> createTorchAgent(const TorchConfig &config);
 
 /// What the `agent=` backends may need.
@@ -151,7 +153,10 @@ llvm::ArrayRef<llvm::StringRef> getAgentNames();
 /// per-region reason when the name is unknown, the backend is not part of
 /// this build, or its configuration is missing (agent=replay without a
 /// directory, agent=db without a database, agent=torch without a model or a
-/// tokenizer).
+/// tokenizer). agent=torch loads its module on the first call
+/// ($CUDA_AGENT_TORCH_BACKEND, else lib/CudaAgentTorchBackend.so beside the
+/// tool); a module that is missing, cannot be loaded or is stale is such a
+/// message, naming the path and what the loader said.
 llvm::Expected<std::unique_ptr<KernelAgent>>
 createAgent(llvm::StringRef name, const AgentConfig &config);
 
