@@ -795,10 +795,12 @@ linalg::GenericOp findExpSum(const LinalgRegion &region,
 /// warp, or the whole block), `vector` consecutive columns per thread and
 /// step, the row's full inputs kept in registers when `cache`, and read as
 /// read-once data (no L1 allocation, 256-byte L2 prefetch) when `stream`.
-/// With `splits` > 1 (one reduction, one value per row out), each row is cut
-/// into `splits` chunks: a `partial` kernel reduces each chunk with one block
-/// into the workspace, and a `finish` kernel, a warp per row, combines the
-/// chunks in order and writes the row's outputs.
+/// With `splits` > 1 (one reduction, or a softmax's max and sum), each row is
+/// cut into `splits` chunks: a `partial` kernel reduces each chunk with one
+/// block into the workspace, a `finish` kernel, a warp per row, combines the
+/// chunks in order and writes the values per row, and for whole-row outputs
+/// an `apply` kernel, a block per chunk again, writes the rows from the
+/// finish kernel's values.
 struct RowPlan {
   int group, blockThreads, vector;
   bool cache = false;
@@ -812,14 +814,26 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
   int64_t step = int64_t(group) * vector;
   int64_t per = (rs.cols + step - 1) / step;
   bool split = splits > 1;
-  if (split && (cache || llvm::count_if(region.generics, isReduction) != 1 ||
-                llvm::any_of(region.outputs, [&](Value out) {
-                  return isWholeRows(out, rs);
-                }))) {
-    why = "a split row needs one reduction and one value per row out";
-    return failure();
+  if (split) {
+    // One reduction, or a max and its sum of exponentials (online softmax).
+    SmallVector<linalg::GenericOp> reductions;
+    for (linalg::GenericOp g : region.generics)
+      if (isReduction(g))
+        reductions.push_back(g);
+    bool online = false;
+    if (reductions.size() == 2) {
+      Block &body = reductions[0].getRegion().front();
+      FailureOr<Combiner> maxOf = findCombiner(
+          body, body.getArgument(reductions[0].getNumDpsInputs()), why);
+      online = succeeded(maxOf) &&
+               findExpSum(region, reductions[0], *maxOf) == reductions[1];
+    }
+    if (cache || (reductions.size() != 1 && !online)) {
+      why = "a split row needs one reduction (or a softmax's max and sum)";
+      return failure();
+    }
   }
-  std::string partialType; // the split reduction's accumulator
+  int64_t partialBytes = 0; // the partials' part of the workspace
   // A chunk of whole vectors per block.
   int64_t chunk = ((rs.cols + splits - 1) / splits + vector - 1) / vector * vector;
   std::string src = getPrelude().str() + "\n" +
@@ -830,15 +844,18 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
   SmallVector<std::string> rowIdx = delinearize("row", rs.rowDims);
   // Each thread's steps over the row: `vector` consecutive columns from c.
   std::string stepLoop;
+  // A block's chunk of its row (the partial and apply kernels of a split).
+  std::string chunkHeader;
   if (split) {
-    src += llvm::formatv(
-               "  const long long row = blockIdx.y;\n"
-               "  const int t = threadIdx.x;\n"
-               "  const long long begin = blockIdx.x * {0}LL;\n"
-               "  const long long end = begin + {0}LL < {1}LL ? begin + {0}LL "
-               ": {1}LL;\n",
-               chunk, rs.cols)
-               .str();
+    chunkHeader =
+        llvm::formatv("  const long long row = blockIdx.y;\n"
+                      "  const int t = threadIdx.x;\n"
+                      "  const long long begin = blockIdx.x * {0}LL;\n"
+                      "  const long long end = begin + {0}LL < {1}LL ? begin + "
+                      "{0}LL : {1}LL;\n",
+                      chunk, rs.cols)
+            .str();
+    src += chunkHeader;
     stepLoop = llvm::formatv("#pragma unroll 4\n"
                              "  for (long long c = begin + (long long)t * {0}; "
                              "c < end; c += {1}LL) {{\n",
@@ -980,6 +997,25 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
   llvm::DenseMap<Value, std::string> known;
   unsigned reductions = 0;
   llvm::SmallPtrSet<Operation *, 2> fusedSums;
+  // A split row: the partial kernel ends after its block's reduction, with
+  // thread 0's `stores`; the finish kernel, a warp per row, starts with the
+  // values per row the partial computed before it.
+  std::string splitPrefix;
+  bool inFinish = false;
+  SmallVector<std::pair<std::string, std::string>> finishValues; // name, type
+  auto beginFinish = [&](StringRef stores) {
+    splitPrefix = rowPrefix;
+    inFinish = true;
+    src += "  if (t == 0) {\n" + stores.str() + "  }\n}\n\n" +
+           kernelSignature(region, "finish", 256, true) + " {\n" +
+           llvm::formatv("  const long long row = (long long)blockIdx.x * 8 + "
+                         "threadIdx.x / 32;\n"
+                         "  const int t = threadIdx.x % 32;\n"
+                         "  if (row >= {0}LL)\n    return;\n",
+                         rs.rows)
+               .str() +
+           rowPrefix;
+  };
   // Online softmax (Milakov and Gimelshein, 2018): a running max m and the
   // sum s of exp(x - m), merged across threads by rescaling to the larger m.
   // An element equal to m adds 1 without exp, so that -inf elements ahead of
@@ -1046,6 +1082,31 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
              merge("part" + std::to_string(n) + "[w]",
                    "parts" + std::to_string(n) + "[w]") +
              "  }\n";
+    if (split) {
+      // Each chunk's (m, s) into the workspace; the finish kernel merges a
+      // row's chunks in order, then across its warp.
+      std::string ms = "reinterpret_cast<float *>(workspace)";
+      std::string at = "[row * " + std::to_string(splits) + " + blockIdx.x]";
+      std::string sums = std::to_string(rs.rows * splits);
+      partialBytes = 2 * rs.rows * splits * 4;
+      beginFinish("    " + ms + at + " = " + m.str() + ";\n    " + ms + "[" +
+                  sums + " + row * " + std::to_string(splits) +
+                  " + blockIdx.x] = " + s + ";\n");
+      std::string q = "[row * " + std::to_string(splits) + " + q]";
+      src += llvm::formatv("  float {0} = {1}, {2} = 0.0f;\n"
+                           "  for (int q = t; q < {3}; q += 32) {{\n",
+                           m, maxOf.identity, s, splits)
+                 .str() +
+             merge(ms + q, ms + "[" + sums + " + row * " +
+                               std::to_string(splits) + " + q]") +
+             "  }\n  for (int o = 16; o > 0; o /= 2) {\n" +
+             llvm::formatv("    const float mo = __shfl_xor_sync(0xffffffffu, "
+                           "{0}, o), so = __shfl_xor_sync(0xffffffffu, {1}, "
+                           "o);\n",
+                           m, s)
+                 .str() +
+             merge("mo", "so") + "  }\n";
+    }
     // The fills enter once: the max's first, the sum rescaled to it.
     std::string maxResult = "red" + std::to_string(n);
     std::string sumResult = "red" + std::to_string(n) + "s";
@@ -1059,6 +1120,10 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                .str();
     known[max.getResult(0)] = maxResult;
     known[sum.getResult(0)] = sumResult;
+    if (inFinish) {
+      finishValues.push_back({maxResult, "float"});
+      finishValues.push_back({sumResult, "float"});
+    }
     return success();
   };
   for (linalg::GenericOp g : region.generics) {
@@ -1079,8 +1144,12 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
         return failure();
       src += body;
       rowPrefix += body;
-      for (auto [r, result] : llvm::enumerate(g.getResults()))
+      for (auto [r, result] : llvm::enumerate(g.getResults())) {
         known[result] = (*values)[r];
+        if (inFinish)
+          finishValues.push_back(
+              {(*values)[r], getCType(elementOf(result))->compute});
+      }
       continue;
     }
     if (fusedSums.contains(g))
@@ -1095,7 +1164,7 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
     // A row streamed from memory (not in registers): the max and the sum of
     // exp(x - max) in one pass, the sum rescaled whenever the max grows.
     if (linalg::GenericOp sum;
-        !cache && !split && ctype == "float" &&
+        !cache && ctype == "float" &&
         (sum = findExpSum(region, g, *combiner))) {
       fusedSums.insert(sum);
       if (failed(writeOnlineSoftmax(g, sum, *combiner, acc, reductions)))
@@ -1154,24 +1223,14 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                             acc, "part" + std::to_string(reductions) + "[w]"))
               .str();
     }
-    partialType = ctype;
     if (split) {
       // The block's partial into the workspace; the finish kernel combines
       // the row's partials in chunk order, a warp per row.
       std::string partials = "reinterpret_cast<" + ctype + " *>(workspace)";
-      src += llvm::formatv(
-                 "  if (t == 0)\n    {0}[row * {1} + blockIdx.x] = {2};\n}\n\n",
-                 partials, splits, acc)
-                 .str();
-      src += kernelSignature(region, "finish", 256, true) + " {\n";
-      src += llvm::formatv(
-                 "  const long long row = (long long)blockIdx.x * 8 + "
-                 "threadIdx.x / 32;\n"
-                 "  const int t = threadIdx.x % 32;\n"
-                 "  if (row >= {0}LL)\n    return;\n",
-                 rs.rows)
-                 .str();
-      src += rowPrefix;
+      partialBytes = rs.rows * splits * int64_t(ctype == "double" ? 8 : 4);
+      beginFinish(llvm::formatv("    {0}[row * {1} + blockIdx.x] = {2};\n",
+                                partials, splits, acc)
+                      .str());
       src += llvm::formatv("  {0} {1} = {2};\n"
                            "  for (int s = t; s < {3}; s += 32)\n"
                            "    {1} = {4};\n"
@@ -1192,6 +1251,8 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
     src += "  const " + ctype + " " + result + " = " +
            combiner->combine(init, acc) + ";\n";
     known[g.getResult(0)] = result;
+    if (inFinish)
+      finishValues.push_back({result, ctype});
     ++reductions;
   }
 
@@ -1214,6 +1275,25 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
       return failure();
     src += body + "  if (t == 0)\n    out" + std::to_string(o) +
            "[row] = " + storeAs(elementOf(out), *value) + ";\n";
+  }
+  std::string values = "reinterpret_cast<float *>(workspace + " +
+                       std::to_string(partialBytes) + ")";
+  if (split && !fullOutputs.empty()) {
+    // The finish kernel hands its values per row to an apply kernel, a block
+    // per chunk again, which writes the whole rows.
+    std::string stores, loads;
+    for (auto [k, entry] : llvm::enumerate(finishValues)) {
+      if (entry.second != "float") {
+        why = "a split row passes its values per row in f32 only";
+        return failure();
+      }
+      std::string at = "[" + std::to_string(k * rs.rows) + " + row]";
+      stores += "    " + values + at + " = " + entry.first + ";\n";
+      loads += "  const float " + entry.first + " = " + values + at + ";\n";
+    }
+    src += "  if (t == 0) {\n" + stores + "  }\n}\n\n" +
+           kernelSignature(region, "apply", blockThreads, true) + " {\n" +
+           chunkHeader + splitPrefix + loads;
   }
   if (!fullOutputs.empty()) {
     SmallVector<SmallVector<std::string>> lanes(fullOutputs.size());
@@ -1245,14 +1325,21 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
   }
   src += "}\n";
   if (split) {
-    return Variant{
+    Variant variant{
         llvm::formatv("split{0}-b{1}-v{2}{3}", splits, blockThreads, vector,
                       stream ? "-stream" : "")
             .str(),
         src,
         {{"partial", {splits, rs.rows, 1}, {blockThreads, 1, 1}},
          {"finish", {(rs.rows + 7) / 8, 1, 1}, {256, 1, 1}}},
-        rs.rows * splits * int64_t(partialType == "double" ? 8 : 4)};
+        partialBytes};
+    if (!fullOutputs.empty()) {
+      variant.launches.push_back(
+          {"apply", {splits, rs.rows, 1}, {blockThreads, 1, 1}});
+      variant.workspaceBytes +=
+          int64_t(finishValues.size()) * rs.rows * 4;
+    }
+    return variant;
   }
   int64_t blocks = (rs.rows + rowsPerBlock - 1) / rowsPerBlock;
   return Variant{llvm::formatv("rows-g{0}-b{1}-v{2}{3}{4}", group, blockThreads,
