@@ -47,6 +47,13 @@ std::string describeTask(const KernelTask &task) {
   os << "\nThe region (MLIR, linalg on tensors; results are the "
         "outputs):\n```mlir\n"
      << task.regionMlir << "```\n";
+  if (llvm::Expected<std::string> torch = renderTorchReference(task.regionMlir))
+    os << "\nThe same computation as a PyTorch module (KernelBench form: "
+          "forward's arguments are the inputs and its results the outputs, "
+          "in operand order):\n```python\n"
+       << *torch << "```\n";
+  else
+    llvm::consumeError(torch.takeError());
   if (llvm::Expected<std::string> loops = renderCReference(task.regionMlir))
     os << "\nThe same computation as plain loops (row-major arrays; f16/bf16 "
           "values are computed in float):\n```c\n"

@@ -69,3 +69,81 @@ TEST(RenderPromptTest, CarriesTheTaskAndTheFeedback) {
 }
 
 } // namespace
+
+namespace {
+
+std::string torchOf(const char *mlir) {
+  llvm::Expected<std::string> text = renderTorchReference(mlir);
+  if (!text)
+    return "error: " + llvm::toString(text.takeError());
+  return *text;
+}
+
+TEST(TorchReferenceTest, ReductionsFoldTheirInitWithTheCombiner) {
+  // A max from a fill of 2.0 over the leading dim, written to a permuted
+  // output: amax over dim 0 of the loop space, then torch.maximum with 2.0.
+  std::string text = torchOf(R"(
+func.func @region(%x: tensor<4x5x6xf16>) -> tensor<6x5xf16> {
+  %c = arith.constant 2.0 : f16
+  %e = tensor.empty() : tensor<6x5xf16>
+  %f = linalg.fill ins(%c : f16) outs(%e : tensor<6x5xf16>) -> tensor<6x5xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>], iterator_types = ["reduction", "parallel", "parallel"]} ins(%x : tensor<4x5x6xf16>) outs(%f : tensor<6x5xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %m = arith.maximumf %a, %o : f16
+    linalg.yield %m : f16
+  } -> tensor<6x5xf16>
+  return %r : tensor<6x5xf16>
+})");
+  EXPECT_NE(text.find("        out0 = torch.maximum(in0.amax(dim=0).permute(1, "
+                      "0), torch.tensor(2.0, dtype=torch.float16))\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    in0 = torch.randn(4, 5, 6, dtype=torch.float16)\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(TorchReferenceTest, BroadcastsAReductionBodyThatSkipsALoop) {
+  // The body does not depend on the reduced loop: it must still be summed
+  // over its full length, so it is broadcast first.
+  std::string text = torchOf(R"(
+func.func @region(%x: tensor<3xf32>, %y: tensor<7xf32>) -> (tensor<3xf32>, tensor<3x7xf32>) {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %f = linalg.fill ins(%c : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %y : tensor<3xf32>, tensor<7xf32>) outs(%f : tensor<3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  %g = tensor.empty() : tensor<3x7xf32>
+  %k = arith.constant 1.5 : f32
+  %t = linalg.fill ins(%k : f32) outs(%g : tensor<3x7xf32>) -> tensor<3x7xf32>
+  return %r, %t : tensor<3xf32>, tensor<3x7xf32>
+})");
+  EXPECT_NE(text.find("out0 = torch.broadcast_to(in0[:, None], (3, 7)).sum(dim=1)\n"),
+            std::string::npos)
+      << text;
+  // A fill that is returned is a tensor of its own.
+  EXPECT_NE(text.find("out1 = torch.full((3, 7), 1.5, dtype=torch.float32)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("return out0, out1\n"), std::string::npos) << text;
+}
+
+TEST(TorchReferenceTest, SaysWhatItCannotSpell) {
+  EXPECT_EQ(torchOf(R"(
+func.func @region(%x: tensor<8xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 * 2)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+})"),
+            "error: an indexing map that is not a projected permutation "
+            "((d0) -> (d0 * 2))");
+  EXPECT_EQ(torchOf("not mlir"), "error: cannot parse the region");
+}
+
+} // namespace
