@@ -1584,7 +1584,7 @@ public:
         continue;
       candidates.push_back({variant.name, variant.source,
                             launchJson(variant), "builtin",
-                            "structure-v1"});
+                            "structure-v2"});
     }
     return candidates;
   }
