@@ -5,6 +5,7 @@
 // one completion of the conversation the prompt renderer builds; 429, 5xx
 // and connection failures are retried with exponential backoff; everything
 // else, and a reply that is not a kernel, is a per-region reason or feedback.
+// The completions of one turn run on up to `concurrency` threads at once.
 // The API key is read from the environment at request time and only ever
 // goes into the Authorization header.
 //
@@ -17,6 +18,8 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -61,20 +64,40 @@ public:
                                {"max_tokens", config.maxTokens}};
     std::string body =
         llvm::formatv("{0}", llvm::json::Value(std::move(request)));
+    // The `count` completions of a turn, at most `concurrency` in flight;
+    // each lands in its own slot, so the candidates keep request order.
+    std::vector<std::string> replies(count), errors(count);
+    std::atomic<unsigned> next{0};
+    auto work = [&] {
+      for (unsigned i = next++; i < count; i = next++) {
+        llvm::Expected<std::string> reply = complete(body);
+        if (reply)
+          replies[i] = std::move(*reply);
+        else
+          errors[i] = llvm::toString(reply.takeError());
+      }
+    };
+    unsigned threads = std::max(1u, std::min(config.concurrency, count));
+    if (threads == 1) {
+      work();
+    } else {
+      std::vector<std::thread> pool;
+      for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back(work);
+      for (std::thread &thread : pool)
+        thread.join();
+    }
     std::vector<Candidate> candidates;
     for (unsigned i = 0; i < count; ++i) {
-      llvm::Expected<std::string> reply = complete(body);
-      if (!reply) {
-        if (candidates.empty())
-          return reply.takeError();
-        llvm::consumeError(reply.takeError());
-        break;
-      }
-      ParsedReply parsed = parseReply(*reply);
+      if (!errors[i].empty())
+        continue; // a failed request costs its candidate, not the turn
+      ParsedReply parsed = parseReply(replies[i]);
       std::string turn = std::to_string(history.size() + i + 1);
       candidates.push_back({"reply-" + turn, parsed.source, parsed.launchPlan,
-                            "openai", config.model, *reply, parsed.error});
+                            "openai", config.model, replies[i], parsed.error});
     }
+    if (candidates.empty() && count > 0)
+      return llvm::createStringError("%s", errors.front().c_str());
     return candidates;
   }
 

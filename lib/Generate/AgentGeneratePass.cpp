@@ -33,6 +33,8 @@ struct AgentGeneratePass
     generate.openai.temperature = temperature;
     generate.openai.maxTokens = maxTokens;
     generate.openai.timeoutSeconds = llmTimeout;
+    generate.openai.concurrency = llmConcurrency;
+    generate.openai.fewShotTokens = fewShotTokens;
     generate.torch.modelPath = torchModel;
     generate.torch.tokenizerPath = tokenizer;
     generate.torch.device = device;

@@ -24,6 +24,8 @@ void cuda_agent::buildAgentLowerPipeline(OpPassManager &pm,
   generate.temperature = options.temperature;
   generate.maxTokens = options.maxTokens;
   generate.llmTimeout = options.llmTimeout;
+  generate.llmConcurrency = options.llmConcurrency;
+  generate.fewShotTokens = options.fewShotTokens;
   generate.torchModel = options.torchModel;
   generate.tokenizer = options.tokenizer;
   generate.device = options.device;

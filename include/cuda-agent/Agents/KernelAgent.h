@@ -96,10 +96,19 @@ struct OpenAIConfig {
   /// exponential backoff from `backoffMs`.
   unsigned retries = 3;
   unsigned backoffMs = 500;
+  /// The most requests of one turn in flight at once (1: one after the
+  /// other); candidates keep request order either way.
+  unsigned concurrency = 4;
+  /// The prompt's budget for few-shot examples from the database, in
+  /// tokens estimated as characters / 4 (0: none).
+  unsigned fewShotTokens = 3000;
 };
 
 /// The openai backend: each candidate is one chat completion of the
 /// conversation renderPrompt() builds; the reply is read by parseReply().
+/// A turn's requests run concurrently (OpenAIConfig::concurrency); one that
+/// fails costs its candidate, and the turn fails only when all of them do
+/// (with the first one's error).
 std::unique_ptr<KernelAgent> createOpenAIAgent(const OpenAIConfig &config);
 
 /// agent=torch: a causal language model exported as TorchScript, run in

@@ -66,6 +66,17 @@ struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
       llvm::cl::desc("agent=openai: seconds per request, for example "
                      "`llm-timeout=300`."),
       llvm::cl::init(120)};
+  Option<unsigned> llmConcurrency{
+      *this, "llm-concurrency",
+      llvm::cl::desc("agent=openai: requests of one turn in flight at once, "
+                     "for example `llm-concurrency=8`."),
+      llvm::cl::init(4)};
+  Option<unsigned> fewShotTokens{
+      *this, "few-shot-tokens",
+      llvm::cl::desc("agent=openai: the budget for few-shot examples from the "
+                     "database (tokens = characters / 4), for example "
+                     "`few-shot-tokens=6000`; 0: none."),
+      llvm::cl::init(3000)};
   Option<std::string> torchModel{
       *this, "torch-model",
       llvm::cl::desc("agent=torch: the TorchScript causal LM, for example "

@@ -190,6 +190,14 @@ def AgentGeneratePass : Pass<"agent-generate", "::mlir::ModuleOp"> {
     Option<"llmTimeout", "llm-timeout", "unsigned", /*default=*/"120",
            "agent=openai: seconds per request (429, 5xx and connection errors "
            "are retried 3 times with backoff), for example `llm-timeout=300`.">,
+    Option<"llmConcurrency", "llm-concurrency", "unsigned", /*default=*/"4",
+           "agent=openai: the most requests of one turn in flight at once, "
+           "for example `llm-concurrency=8` (1: one after the other).">,
+    Option<"fewShotTokens", "few-shot-tokens", "unsigned", /*default=*/"3000",
+           "agent=openai: the prompt's budget for few-shot examples (verified "
+           "kernels of the same kind from the database, nearest first), in "
+           "tokens estimated as characters / 4, for example "
+           "`few-shot-tokens=6000` (0: none).">,
     Option<"torchModel", "torch-model", "std::string", /*default=*/"",
            "agent=torch: the TorchScript causal LM, `forward(input_ids "
            "[1,T] int64) -> logits [1,T,V] or [1,V]`, for example "

@@ -13,7 +13,9 @@ A response is {"content": TEXT} or {"content_file": PATH} (a normal
 completion), {"status": CODE} (an error status with a short body), or
 {"fault": F} with F one of: "malformed" (200, not JSON), "empty-choices"
 (200, "choices": []), "truncated" (a Content-Length longer than the body),
-"slow" (answers after 5 s).
+"slow" (answers after 5 s). Any response may add "delay_ms": N (answers
+after N ms). Each logged request says how many requests were in flight when
+it arrived, itself included ("in_flight").
 """
 import http.server
 import json
@@ -31,6 +33,7 @@ def main():
     base = os.path.dirname(os.path.abspath(sys.argv[1]))
     log = open(sys.argv[2], "w")
     served = [0]
+    in_flight = [0]
     lock = threading.Lock()
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -49,15 +52,26 @@ def main():
             self.wfile.flush()
 
         def do_POST(self):
+            with lock:
+                in_flight[0] += 1
+            try:
+                self.answer()
+            finally:
+                with lock:
+                    in_flight[0] -= 1
+
+        def answer(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
             with lock:
                 index = min(served[0], len(script) - 1)
                 served[0] += 1
                 log.write(json.dumps({"path": self.path,
                                       "authorization": self.headers.get("Authorization"),
+                                      "in_flight": in_flight[0],
                                       "body": json.loads(body)}) + "\n")
                 log.flush()
             response = script[index]
+            time.sleep(response.get("delay_ms", 0) / 1000.0)
             if self.path != "/v1/chat/completions":
                 return self.send(404, '{"error": "not found"}')
             fault = response.get("fault")
