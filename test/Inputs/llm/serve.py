@@ -42,7 +42,16 @@ def main():
         def log_message(self, *args):
             pass
 
+        def leave(self):
+            # Out of flight before the answer goes: the client may send its
+            # next request as soon as it has read this one.
+            if getattr(self, "counted", False):
+                self.counted = False
+                with lock:
+                    in_flight[0] -= 1
+
         def send(self, status, body, length=None):
+            self.leave()
             data = body.encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -54,11 +63,11 @@ def main():
         def do_POST(self):
             with lock:
                 in_flight[0] += 1
+            self.counted = True
             try:
                 self.answer()
             finally:
-                with lock:
-                    in_flight[0] -= 1
+                self.leave()
 
         def answer(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
