@@ -55,7 +55,9 @@ public:
       return llvm::createStringError(
           "agent=openai needs the server's URL: endpoint=http://HOST:PORT/v1");
     llvm::json::Array messages;
-    for (const ChatMessage &m : renderPrompt(task, history))
+    std::vector<KernelRecord> examples =
+        findFewShotExamples(config.db, task, config.fewShotTokens);
+    for (const ChatMessage &m : renderPrompt(task, history, examples))
       messages.push_back(
           llvm::json::Object{{"role", m.role}, {"content", m.content}});
     llvm::json::Object request{{"model", config.model},

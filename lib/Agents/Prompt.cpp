@@ -6,6 +6,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
@@ -76,12 +79,84 @@ size_t findClose(llvm::StringRef text, size_t from) {
 }
 } // namespace
 
+std::string cuda_agent::renderFewShotExample(const KernelRecord &example) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "Region " << example.key.regionHash.substr(0, 12) << " ("
+     << example.kind << "): " << example.flops << " flops, " << example.bytes
+     << " bytes.\n```mlir\n"
+     << example.regionMlir;
+  if (!llvm::StringRef(example.regionMlir).ends_with("\n"))
+    os << "\n";
+  os << "```\nIts kernel, verified on "
+     << (example.verifiedOn.empty() ? "a GPU" : example.verifiedOn) << " ("
+     << example.key.arch << "): "
+     << llvm::formatv("{0:F1} us, {1:F2}x the speed of the default lowering",
+                      example.candUs, example.speedup)
+     << ".\n```cuda\n"
+     << example.source;
+  if (!llvm::StringRef(example.source).ends_with("\n"))
+    os << "\n";
+  os << "```\n```json\n" << example.launchPlanJson << "\n```\n";
+  return text;
+}
+
+std::vector<KernelRecord>
+cuda_agent::selectFewShotExamples(const KernelTask &task,
+                                  std::vector<KernelRecord> candidates,
+                                  unsigned tokenBudget) {
+  auto distance = [&](const KernelRecord &r) {
+    auto term = [](int64_t a, int64_t b) {
+      return std::fabs(std::log((double(a) + 1) / (double(b) + 1)));
+    };
+    return term(r.bytes, task.bytes) + term(r.flops, task.flops);
+  };
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const KernelRecord &a, const KernelRecord &b) {
+                     return distance(a) < distance(b);
+                   });
+  std::vector<KernelRecord> chosen;
+  size_t chars = size_t(tokenBudget) * 4;
+  for (KernelRecord &candidate : candidates) {
+    size_t size = renderFewShotExample(candidate).size();
+    if (size > chars)
+      continue;
+    chars -= size;
+    chosen.push_back(std::move(candidate));
+  }
+  return chosen;
+}
+
+std::vector<KernelRecord>
+cuda_agent::findFewShotExamples(KernelDb *db, const KernelTask &task,
+                                unsigned tokenBudget) {
+  if (!db || task.kind.empty() || tokenBudget == 0)
+    return {};
+  llvm::Expected<std::vector<KernelRecord>> candidates =
+      db->bestKernelsOfKind({task.kind, task.arch, task.regionHash, 32});
+  if (!candidates) {
+    llvm::consumeError(candidates.takeError());
+    return {};
+  }
+  return selectFewShotExamples(task, std::move(*candidates), tokenBudget);
+}
+
 std::vector<ChatMessage>
 cuda_agent::renderPrompt(const KernelTask &task,
-                         llvm::ArrayRef<Attempt> history) {
+                         llvm::ArrayRef<Attempt> history,
+                         llvm::ArrayRef<KernelRecord> examples) {
   std::vector<ChatMessage> messages;
   messages.push_back({"system", kSystem});
-  messages.push_back({"user", describeTask(task)});
+  std::string user = describeTask(task);
+  if (!examples.empty()) {
+    user += "\nFor reference, kernels verified earlier for other regions of "
+            "the same kind, the nearest in size first (write one for the "
+            "region above, not for these):\n";
+    for (auto [i, example] : llvm::enumerate(examples))
+      user += "\nExample " + std::to_string(i + 1) + ". " +
+              renderFewShotExample(example);
+  }
+  messages.push_back({"user", std::move(user)});
   for (const Attempt &attempt : history) {
     std::string reply = attempt.candidate.reply;
     if (reply.empty())

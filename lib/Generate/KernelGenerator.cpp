@@ -315,6 +315,7 @@ LogicalResult Generator::setUp() {
   // The agent.
   AgentConfig config{options.replayDir, db.get(), cudaVersion, options.openai,
                      options.torch};
+  config.openai.db = db.get(); // few-shot examples
   llvm::Expected<std::unique_ptr<KernelAgent>> created =
       createAgent(options.agent, config);
   if (created)
@@ -580,7 +581,8 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
           task.regionHash + "/reference",
           {},
           task.flops,
-          task.bytes};
+          task.bytes,
+          task.regionMlir};
   // Large regions need time for their inputs: one more second per 25 MB.
   bundleJobs.timeoutSeconds = std::max<unsigned>(
       bundleJobs.timeoutSeconds,
@@ -693,7 +695,11 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
   // and the feedback each failed one got.
   if (llvm::any_of(replied,
                    [](const Candidate &c) { return !c.reply.empty(); })) {
-    report.conversation = renderPrompt(task, history);
+    report.conversation = renderPrompt(
+        task, history,
+        options.agent == "openai"
+            ? findFewShotExamples(db.get(), task, options.openai.fewShotTokens)
+            : std::vector<KernelRecord>());
     for (const Candidate &candidate : replied)
       if (llvm::none_of(history, [&](const Attempt &a) {
             return a.candidate.name == candidate.name;

@@ -82,6 +82,15 @@ CREATE TABLE decisions (
 CREATE INDEX decisions_by_key ON decisions (region_hash, arch);
 CREATE INDEX decisions_by_kernel ON decisions (kernel_id);
 )sql",
+    // 1 -> 2: what each kernel computes (kind, region MLIR, size), for
+    // few-shot examples in prompts.
+    R"sql(
+ALTER TABLE kernels ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE kernels ADD COLUMN region_mlir TEXT NOT NULL DEFAULT '';
+ALTER TABLE kernels ADD COLUMN flops INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE kernels ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX kernels_by_kind ON kernels (kind, arch, speedup DESC);
+)sql",
 };
 
 const int KernelDb::kSchemaVersion = static_cast<int>(std::size(kMigrations));
@@ -386,7 +395,9 @@ bool KernelRecord::operator==(const KernelRecord &other) const {
          model == other.model && verification == other.verification &&
          refUs == other.refUs && candUs == other.candUs &&
          speedup == other.speedup && createdAt == other.createdAt &&
-         verifiedOn == other.verifiedOn && id == other.id;
+         verifiedOn == other.verifiedOn && kind == other.kind &&
+         regionMlir == other.regionMlir && flops == other.flops &&
+         bytes == other.bytes && id == other.id;
 }
 
 bool DecisionRecord::operator==(const DecisionRecord &other) const {
@@ -400,7 +411,7 @@ bool DecisionRecord::operator==(const DecisionRecord &other) const {
 static constexpr const char *kKernelColumns =
     "id, region_hash, arch, cuda_version, contract_version, source, "
     "launch_plan, agent, model, verification, ref_us, cand_us, speedup, "
-    "created_at, verified_on";
+    "created_at, verified_on, kind, region_mlir, flops, bytes";
 
 static KernelRecord readKernel(const Statement &stmt) {
   KernelRecord record;
@@ -419,6 +430,10 @@ static KernelRecord readKernel(const Statement &stmt) {
   record.speedup = stmt.real(12);
   record.createdAt = stmt.text(13).str();
   record.verifiedOn = stmt.text(14).str();
+  record.kind = stmt.text(15).str();
+  record.regionMlir = stmt.text(16).str();
+  record.flops = stmt.integer(17);
+  record.bytes = stmt.integer(18);
   return record;
 }
 
@@ -502,9 +517,10 @@ detail::insertKernelRow(Connection conn, const KernelRecord &record) {
       (llvm::Twine("INSERT INTO kernels (region_hash, arch, cuda_version, "
                    "contract_version, source, source_sha256, launch_plan, "
                    "agent, model, verification, ref_us, cand_us, speedup, "
-                   "created_at, verified_on) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                   "?7, ?8, ?9, ?10, ?11, ?12, ?13, COALESCE(NULLIF(?14, ''), ") +
-       kNowSql + "), ?15) RETURNING id")
+                   "created_at, verified_on, kind, region_mlir, flops, bytes) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                   "?13, COALESCE(NULLIF(?14, ''), ") +
+       kNowSql + "), ?15, ?16, ?17, ?18, ?19) RETURNING id")
           .str(),
       "inserting a kernel");
   if (!insert)
@@ -520,7 +536,11 @@ detail::insertKernelRow(Connection conn, const KernelRecord &record) {
       .bind(12, record.candUs)
       .bind(13, record.speedup)
       .bind(14, llvm::StringRef(record.createdAt))
-      .bind(15, llvm::StringRef(record.verifiedOn));
+      .bind(15, llvm::StringRef(record.verifiedOn))
+      .bind(16, llvm::StringRef(record.kind))
+      .bind(17, llvm::StringRef(record.regionMlir))
+      .bind(18, record.flops)
+      .bind(19, record.bytes);
   llvm::Expected<bool> inserted = insert->step();
   if (!inserted)
     return inserted.takeError();
@@ -558,6 +578,26 @@ KernelDb::bestKernel(const KernelKey &key) {
   if (rows->empty())
     return std::nullopt;
   return std::move(rows->front());
+}
+
+llvm::Expected<std::vector<KernelRecord>>
+KernelDb::bestKernelsOfKind(const KindQuery &query) {
+  llvm::Expected<Statement> stmt = connection().prepare(
+      (llvm::Twine("SELECT ") + kKernelColumns +
+       " FROM (SELECT *, row_number() OVER (PARTITION BY region_hash "
+       "ORDER BY speedup DESC, id ASC) AS rank FROM kernels WHERE kind = ?1 "
+       "AND (?2 = '' OR arch = ?2) AND region_hash != ?3 AND "
+       "region_mlir != '') WHERE rank = 1 ORDER BY speedup DESC, id ASC "
+       "LIMIT ?4")
+          .str(),
+      "looking up kernels of a kind");
+  if (!stmt)
+    return stmt.takeError();
+  stmt->bind(1, llvm::StringRef(query.kind))
+      .bind(2, llvm::StringRef(query.arch))
+      .bind(3, llvm::StringRef(query.excludeHash))
+      .bind(4, static_cast<int64_t>(query.limit));
+  return collect(*stmt, readKernel);
 }
 
 llvm::Expected<std::vector<KernelRecord>>

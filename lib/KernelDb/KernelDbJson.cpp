@@ -46,6 +46,10 @@ static llvm::json::Value toJson(const KernelRecord &record) {
       {"speedup", record.speedup},
       {"created_at", record.createdAt},
       {"verified_on", record.verifiedOn},
+      {"kind", record.kind},
+      {"flops", record.flops},
+      {"bytes", record.bytes},
+      {"region_mlir", record.regionMlir},
       {"launch_plan", embed(record.launchPlanJson)},
       {"verification", embed(record.verification)},
       {"source", record.source},
@@ -131,6 +135,10 @@ static bool fromJSON(const llvm::json::Value &value, KernelRecord &out,
             o.map("speedup", out.speedup) &&
             o.map("created_at", out.createdAt) &&
             o.map("verified_on", out.verifiedOn) &&
+            o.mapOptional("kind", out.kind) &&
+            o.mapOptional("flops", out.flops) &&
+            o.mapOptional("bytes", out.bytes) &&
+            o.mapOptional("region_mlir", out.regionMlir) &&
             o.mapOptional("launch_plan", plan) &&
             o.mapOptional("verification", verification) &&
             o.map("source", out.source);

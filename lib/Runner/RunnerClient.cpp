@@ -69,6 +69,7 @@ llvm::Error cuda_agent::writeJobSet(llvm::StringRef dir, const JobSet &jobs) {
                                  {"reference", job.reference},
                                  {"flops", job.flops},
                                  {"bytes", job.bytes},
+                                 {"region_mlir", job.regionMlir},
                                  {"candidates", std::move(candidates)}});
   }
   json::Object root{
@@ -124,7 +125,8 @@ llvm::Expected<JobSet> cuda_agent::readJobSet(llvm::StringRef dir) {
             getString(*object, "reference"),
             {},
             object->getInteger("flops").value_or(0),
-            object->getInteger("bytes").value_or(0)};
+            object->getInteger("bytes").value_or(0),
+            getString(*object, "region_mlir")};
     if (const json::Array *candidates = object->getArray("candidates"))
       for (const json::Value &entry : *candidates) {
         const json::Object *candidate = entry.getAsObject();
@@ -267,6 +269,10 @@ cuda_agent::makeKernelRecord(llvm::StringRef dir, const JobSet &jobs,
   record.speedup = verdict.speedup.value_or(0);
   record.verifiedOn = result.device;
   record.createdAt = result.verifiedAt;
+  record.kind = result.job->kind;
+  record.regionMlir = result.job->regionMlir;
+  record.flops = result.job->flops;
+  record.bytes = result.job->bytes;
   return record;
 }
 

@@ -599,3 +599,50 @@ TEST(KernelDbPathTest, DefaultPathFollowsXdgCacheHome) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(KernelDbTest, BestKernelsOfAKindOnePerRegionFastestFirst) {
+  std::unique_ptr<KernelDb> db = create("kinds.db");
+  ASSERT_TRUE(db);
+  auto of = [](llvm::StringRef hash, llvm::StringRef kind, double speedup,
+               llvm::StringRef source, llvm::StringRef arch = "sm_90") {
+    KernelRecord r = kernel(key(hash, arch), speedup, source);
+    r.kind = kind.str();
+    r.regionMlir = ("func.func @region() // " + hash + "\n").str();
+    r.flops = 10;
+    r.bytes = 100;
+    return r;
+  };
+  // Region a: two kernels, the faster one represents it.
+  valueOf(db->insertKernel(of("aaaa", "reduction", 1.5, "a slow")));
+  valueOf(db->insertKernel(of("aaaa", "reduction", 3.0, "a fast")));
+  valueOf(db->insertKernel(of("bbbb", "reduction", 2.0, "b")));
+  valueOf(db->insertKernel(of("cccc", "elementwise", 9.0, "c")));
+  valueOf(db->insertKernel(of("dddd", "reduction", 8.0, "d", "sm_80")));
+  // A kernel stored without its region (schema 1) is no example.
+  KernelRecord bare = kernel(key("eeee"), 7.0, "e");
+  bare.kind = "reduction";
+  valueOf(db->insertKernel(bare));
+
+  auto sources = [&](const KindQuery &query) {
+    std::vector<std::string> out;
+    for (const KernelRecord &r : *valueOf(db->bestKernelsOfKind(query)))
+      out.push_back(r.source);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(sources({"reduction", "sm_90", "", 32}), (V{"a fast", "b"}));
+  EXPECT_EQ(sources({"reduction", "", "", 32}), (V{"d", "a fast", "b"}));
+  EXPECT_EQ(sources({"reduction", "sm_90", "aaaa", 32}), (V{"b"}));
+  EXPECT_EQ(sources({"reduction", "", "", 1}), (V{"d"}));
+  EXPECT_EQ(sources({"contraction", "", "", 32}), V{});
+  // The new fields survive the round trip.
+  KernelRecord best = valueOf(db->bestKernelsOfKind({"elementwise"}))->at(0);
+  EXPECT_EQ(best.kind, "elementwise");
+  EXPECT_EQ(best.regionMlir, "func.func @region() // cccc\n");
+  EXPECT_EQ(best.flops, 10);
+  EXPECT_EQ(best.bytes, 100);
+}
+
+} // namespace

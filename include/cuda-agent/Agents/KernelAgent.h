@@ -102,6 +102,9 @@ struct OpenAIConfig {
   /// The prompt's budget for few-shot examples from the database, in
   /// tokens estimated as characters / 4 (0: none).
   unsigned fewShotTokens = 3000;
+  /// Where few-shot examples come from (findFewShotExamples); null: none.
+  /// Must outlive the agent.
+  KernelDb *db = nullptr;
 };
 
 /// The openai backend: each candidate is one chat completion of the

@@ -27,10 +27,35 @@ struct ChatMessage {
   std::string content;
 };
 
-/// The conversation for `task`: the system message (the contract), the task,
+/// The conversation for `task`: the system message (the contract), the task
+/// (followed by `examples`, verified kernels of other regions, when given),
 /// and for each earlier attempt its reply and the compiler's feedback.
 std::vector<ChatMessage> renderPrompt(const KernelTask &task,
-                                      llvm::ArrayRef<Attempt> history);
+                                      llvm::ArrayRef<Attempt> history,
+                                      llvm::ArrayRef<KernelRecord> examples = {});
+
+/// The text renderPrompt gives `example`: its region's MLIR, kernel, launch
+/// plan, and where and how fast it was verified.
+std::string renderFewShotExample(const KernelRecord &example);
+
+/// Few-shot examples for `task` out of `candidates` (kernels of other regions
+/// of its kind): nearest first, where the distance is |ln| of the ratio of
+/// bytes plus |ln| of the ratio of flops (so a region of twice the size is
+/// as near as one of half), ties keeping the candidates' order; an example
+/// whose text (renderFewShotExample) does not fit in what is left of
+/// `tokenBudget` (tokens estimated as characters / 4) is skipped.
+std::vector<KernelRecord>
+selectFewShotExamples(const KernelTask &task,
+                      std::vector<KernelRecord> candidates,
+                      unsigned tokenBudget);
+
+/// selectFewShotExamples over the best kernels `db` holds for regions of
+/// the task's kind on its arch (KernelDb::bestKernelsOfKind, the region itself
+/// left out). None without a database, a kind or a budget, or when the
+/// lookup fails (examples are a help, never a reason to fail).
+std::vector<KernelRecord> findFewShotExamples(KernelDb *db,
+                                              const KernelTask &task,
+                                              unsigned tokenBudget);
 
 /// The region as plain C loop nests over row-major arrays (one loop per
 /// linalg loop, bodies spelt statement by statement), a reference any model

@@ -65,6 +65,11 @@ struct KernelRecord {
   std::string createdAt;
   /// The device the kernel was verified on, e.g. "NVIDIA H200".
   std::string verifiedOn;
+  /// What the kernel computes, for few-shot prompts: the region's kind
+  /// ("elementwise", "reduction", ...), its MLIR (a module holding @region)
+  /// and size. Empty or 0 when unknown (kernels stored before schema 2).
+  std::string kind, regionMlir;
+  int64_t flops = 0, bytes = 0;
   /// The row id; ignored on insert.
   int64_t id = -1;
 
@@ -96,6 +101,18 @@ struct KernelFilter {
   std::string hashPrefix;
   /// An exact arch, e.g. "sm_90".
   std::string arch;
+};
+
+/// Which kernels bestKernelsOfKind returns.
+struct KindQuery {
+  /// The region kind, e.g. "reduction"; required.
+  std::string kind;
+  /// An exact arch; empty matches every arch.
+  std::string arch;
+  /// A region hash to leave out (the region being asked about).
+  std::string excludeHash;
+  /// The most kernels returned.
+  unsigned limit = 32;
 };
 
 /// Which kernels prune removes: a kernel goes when it matches every criterion
@@ -159,6 +176,13 @@ public:
   /// Returns the kernel of `key` with the highest speedup (the oldest on a
   /// tie), or nullopt when the key has none.
   llvm::Expected<std::optional<KernelRecord>> bestKernel(const KernelKey &key);
+
+  /// Returns, for each region of `query.kind` (other than
+  /// `query.excludeHash`) whose MLIR is known, its best kernel (highest
+  /// speedup, oldest on a tie), the fastest regions' first, at most
+  /// `query.limit`. Few-shot examples for prompts come from here.
+  llvm::Expected<std::vector<KernelRecord>>
+  bestKernelsOfKind(const KindQuery &query);
 
   /// Returns the kernels that match `filter`, by id.
   llvm::Expected<std::vector<KernelRecord>>

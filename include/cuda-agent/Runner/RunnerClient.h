@@ -47,6 +47,9 @@ struct Job {
   std::vector<JobCandidate> candidates;
   /// The region's size, as agent-outline counted it.
   int64_t flops = 0, bytes = 0;
+  /// The region's MLIR (KernelTask::regionMlir), stored with its verified
+  /// kernels for few-shot prompts; may be empty.
+  std::string regionMlir;
 };
 
 /// What jobs.json holds: the jobs and what their results are keyed by.
