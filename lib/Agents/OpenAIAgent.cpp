@@ -56,7 +56,7 @@ public:
           "agent=openai needs the server's URL: endpoint=http://HOST:PORT/v1");
     llvm::json::Array messages;
     std::vector<KernelRecord> examples =
-        findFewShotExamples(config.db, task, config.fewShotTokens);
+        findFewShotExamples(config.fewShot.db, task, config.fewShot.tokens);
     for (const ChatMessage &m : renderPrompt(task, history, examples))
       messages.push_back(
           llvm::json::Object{{"role", m.role}, {"content", m.content}});

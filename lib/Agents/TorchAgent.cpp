@@ -47,7 +47,9 @@ public:
     std::lock_guard<std::mutex> lock(mutex);
     if (llvm::Error error = ensureLoaded())
       return std::move(error);
-    std::string prompt = renderChatML(renderPrompt(task, history));
+    std::string prompt = renderChatML(renderPrompt(
+        task, history,
+        findFewShotExamples(config.fewShot.db, task, config.fewShot.tokens)));
     llvm::Expected<std::vector<int64_t>> ids = tokenizer->encode(prompt);
     if (!ids)
       return ids.takeError();

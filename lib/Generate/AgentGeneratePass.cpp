@@ -34,7 +34,8 @@ struct AgentGeneratePass
     generate.openai.maxTokens = maxTokens;
     generate.openai.timeoutSeconds = llmTimeout;
     generate.openai.concurrency = llmConcurrency;
-    generate.openai.fewShotTokens = fewShotTokens;
+    generate.openai.fewShot.tokens = fewShotTokens;
+    generate.torch.fewShot.tokens = fewShotTokens;
     generate.torch.modelPath = torchModel;
     generate.torch.tokenizerPath = tokenizer;
     generate.torch.device = device;

@@ -315,7 +315,7 @@ LogicalResult Generator::setUp() {
   // The agent.
   AgentConfig config{options.replayDir, db.get(), cudaVersion, options.openai,
                      options.torch};
-  config.openai.db = db.get(); // few-shot examples
+  config.openai.fewShot.db = config.torch.fewShot.db = db.get();
   llvm::Expected<std::unique_ptr<KernelAgent>> created =
       createAgent(options.agent, config);
   if (created)
@@ -695,11 +695,14 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
   // and the feedback each failed one got.
   if (llvm::any_of(replied,
                    [](const Candidate &c) { return !c.reply.empty(); })) {
+    const FewShotConfig *fewShot =
+        options.agent == "openai"  ? &options.openai.fewShot
+        : options.agent == "torch" ? &options.torch.fewShot
+                                   : nullptr;
     report.conversation = renderPrompt(
         task, history,
-        options.agent == "openai"
-            ? findFewShotExamples(db.get(), task, options.openai.fewShotTokens)
-            : std::vector<KernelRecord>());
+        fewShot ? findFewShotExamples(db.get(), task, fewShot->tokens)
+                : std::vector<KernelRecord>());
     for (const Candidate &candidate : replied)
       if (llvm::none_of(history, [&](const Attempt &a) {
             return a.candidate.name == candidate.name;

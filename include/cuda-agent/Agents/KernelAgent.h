@@ -80,6 +80,16 @@ std::unique_ptr<KernelAgent> createBuiltinAgent();
 std::unique_ptr<KernelAgent> createDbAgent(KernelDb &db,
                                            llvm::StringRef cudaVersion);
 
+/// Where a prompting agent (openai, torch) takes its few-shot examples from
+/// (findFewShotExamples, Prompt.h).
+struct FewShotConfig {
+  /// The prompt's budget for the examples, in tokens estimated as
+  /// characters / 4 (0: none).
+  unsigned tokens = 3000;
+  /// The database of verified kernels; null: none. Must outlive the agent.
+  KernelDb *db = nullptr;
+};
+
 /// agent=openai: an OpenAI-compatible chat-completions server.
 struct OpenAIConfig {
   /// Base URL, e.g. "http://127.0.0.1:8000/v1" (POST {endpoint}/chat/completions).
@@ -99,12 +109,7 @@ struct OpenAIConfig {
   /// The most requests of one turn in flight at once (1: one after the
   /// other); candidates keep request order either way.
   unsigned concurrency = 4;
-  /// The prompt's budget for few-shot examples from the database, in
-  /// tokens estimated as characters / 4 (0: none).
-  unsigned fewShotTokens = 3000;
-  /// Where few-shot examples come from (findFewShotExamples); null: none.
-  /// Must outlive the agent.
-  KernelDb *db = nullptr;
+  FewShotConfig fewShot;
 };
 
 /// The openai backend: each candidate is one chat completion of the
@@ -133,6 +138,7 @@ struct TorchConfig {
   /// Candidate i of a turn samples with `seed + i + <earlier attempts>`: a
   /// fixed seed gives the same replies.
   uint64_t seed = 0;
+  FewShotConfig fewShot;
 };
 
 /// The torch backend: each candidate is one sampled completion of the
