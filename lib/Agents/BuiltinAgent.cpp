@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaExpr.h"
+#include "RegionModule.h"
 #include "cuda-agent/Agents/KernelAgent.h"
 #include "cuda-agent/Agents/Prompt.h"
 
@@ -1539,34 +1540,16 @@ std::vector<Variant> writeVariants(const LinalgRegion &region,
 
 class BuiltinAgent final : public KernelAgent {
 public:
-  BuiltinAgent() {
-    DialectRegistry registry;
-    registry
-        .insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                math::MathDialect, tensor::TensorDialect>();
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-
   llvm::StringRef getName() const override { return "builtin"; }
 
   llvm::Expected<std::vector<Candidate>>
   propose(const KernelTask &task, llvm::ArrayRef<Attempt> history,
           unsigned count) override {
     // Parse errors go into the reason, not to the compiler's stderr.
-    std::string diagnostics;
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-      diagnostics += d.str() + "; ";
-      return success();
-    });
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(task.regionMlir, &context);
-    if (!module)
-      return llvm::createStringError("cannot parse the region: %s",
-                                     diagnostics.c_str());
-    auto func = module->lookupSymbol<func::FuncOp>("region");
-    if (!func)
-      return llvm::createStringError("the task has no @region");
+    llvm::Expected<RegionModule> parsed = parseRegionModule(task.regionMlir);
+    if (!parsed)
+      return parsed.takeError();
+    func::FuncOp func = parsed->func;
     LinalgRegion region;
     std::string why;
     if (failed(readRegion(func, region, why)))
@@ -1589,8 +1572,6 @@ public:
     return candidates;
   }
 
-private:
-  MLIRContext context{MLIRContext::Threading::DISABLED};
 };
 
 } // namespace
@@ -1605,19 +1586,10 @@ std::unique_ptr<KernelAgent> cuda_agent::createBuiltinAgent() {
 
 namespace {
 llvm::Expected<std::string> renderLoops(llvm::StringRef regionMlir) {
-  MLIRContext context(MLIRContext::Threading::DISABLED);
-  DialectRegistry registry;
-  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                  math::MathDialect, tensor::TensorDialect>();
-  context.appendDialectRegistry(registry);
-  context.loadAllAvailableDialects();
-  ScopedDiagnosticHandler quiet(&context,
-                                [](Diagnostic &) { return success(); });
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(regionMlir, &context);
-  auto func = module ? module->lookupSymbol<func::FuncOp>("region") : nullptr;
-  if (!func)
-    return llvm::createStringError("cannot parse the region");
+  llvm::Expected<RegionModule> parsed = parseRegionModule(regionMlir);
+  if (!parsed)
+    return parsed.takeError();
+  func::FuncOp func = parsed->func;
   LinalgRegion region;
   std::string why;
   if (failed(readRegion(func, region, why, /*allowContractions=*/true)))

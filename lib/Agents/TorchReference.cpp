@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RegionModule.h"
 #include "cuda-agent/Agents/Prompt.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -956,19 +957,10 @@ LogicalResult TorchWriter::write(std::string &out, std::string &whyOut) {
 
 llvm::Expected<std::string>
 cuda_agent::renderTorchReference(llvm::StringRef regionMlir) {
-  MLIRContext context(MLIRContext::Threading::DISABLED);
-  DialectRegistry registry;
-  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                  math::MathDialect, tensor::TensorDialect>();
-  context.appendDialectRegistry(registry);
-  context.loadAllAvailableDialects();
-  ScopedDiagnosticHandler quiet(&context,
-                                [](Diagnostic &) { return success(); });
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(regionMlir, &context);
-  auto func = module ? module->lookupSymbol<func::FuncOp>("region") : nullptr;
-  if (!func || func.isExternal())
-    return llvm::createStringError("cannot parse the region");
+  llvm::Expected<RegionModule> parsed = parseRegionModule(regionMlir);
+  if (!parsed)
+    return parsed.takeError();
+  func::FuncOp func = parsed->func;
   std::string text, why;
   TorchWriter writer(func);
   if (failed(writer.write(text, why)))

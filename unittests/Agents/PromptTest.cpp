@@ -121,8 +121,9 @@ func.func @region(%x: tensor<3xf32>, %y: tensor<7xf32>) -> (tensor<3xf32>, tenso
   %t = linalg.fill ins(%k : f32) outs(%g : tensor<3x7xf32>) -> tensor<3x7xf32>
   return %r, %t : tensor<3xf32>, tensor<3x7xf32>
 })");
-  EXPECT_NE(text.find("out0 = torch.broadcast_to(in0[:, None], (3, 7)).sum(dim=1)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("out0 = torch.broadcast_to(in0[:, None], (3, 7)).sum(dim=1)\n"),
+      std::string::npos)
       << text;
   // A fill that is returned is a tensor of its own.
   EXPECT_NE(text.find("out1 = torch.full((3, 7), 1.5, dtype=torch.float32)"),
@@ -143,7 +144,8 @@ func.func @region(%x: tensor<8xf32>) -> tensor<4xf32> {
 })"),
             "error: an indexing map that is not a projected permutation "
             "((d0) -> (d0 * 2))");
-  EXPECT_EQ(torchOf("not mlir"), "error: cannot parse the region");
+  EXPECT_TRUE(llvm::StringRef(torchOf("not mlir"))
+                  .starts_with("error: cannot parse the region"));
 }
 
 } // namespace
