@@ -96,7 +96,8 @@ public:
       ParsedReply parsed = parseReply(replies[i]);
       std::string turn = std::to_string(history.size() + i + 1);
       candidates.push_back({"reply-" + turn, parsed.source, parsed.launchPlan,
-                            "openai", config.model, replies[i], parsed.error});
+                            "openai", config.model, replies[i], parsed.error,
+                            kPromptVersion.str()});
     }
     if (candidates.empty() && count > 0)
       return llvm::createStringError("%s", errors.front().c_str());

@@ -74,7 +74,7 @@ public:
       ParsedReply parsed = parseReply(reply);
       candidates.push_back({"reply-" + std::to_string(index + 1), parsed.source,
                             parsed.launchPlan, "torch", modelName, reply,
-                            parsed.error});
+                            parsed.error, kPromptVersion.str()});
     }
     return candidates;
   }

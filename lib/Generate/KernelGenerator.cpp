@@ -198,9 +198,13 @@ llvm::Expected<json::Value> checkLaunchPlan(StringRef text,
 }
 
 /// "sm_90, CUDA 13.0, contract 1": a database key less its region hash.
-std::string describeKey(const KernelKey &key) {
-  return llvm::formatv("{0}, CUDA {1}, contract {2}", key.arch, key.cudaVersion,
-                       key.contractVersion);
+std::string describeKey(const KernelKey &key,
+                        llvm::StringRef promptVersion = "") {
+  std::string text = llvm::formatv("{0}, CUDA {1}, contract {2}", key.arch,
+                                   key.cudaVersion, key.contractVersion);
+  if (!promptVersion.empty())
+    text += ", " + promptVersion.str();
+  return text;
 }
 
 /// Records on a winner's plan where its kernel came from: the verified
@@ -214,7 +218,7 @@ void addProvenance(LaunchPlan &plan, const KernelRecord &record, int64_t id) {
   plan.extra["cand_us"] = record.candUs;
   plan.extra["verified_on"] = record.verifiedOn;
   plan.extra["verified_at"] = record.createdAt;
-  plan.extra["db_key"] = describeKey(record.key);
+  plan.extra["db_key"] = describeKey(record.key, record.promptVersion);
   if (id >= 0)
     plan.extra["db_id"] = std::to_string(id);
   plan.extra["source"] = record.source;
@@ -673,8 +677,8 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
       else if (!noGpuReason.empty())
         entry.reason = "not verified: no GPU here";
       report.candidates.push_back(entry);
-      turnJob.candidates.push_back(
-          {name, candidate.agent, candidate.model, turn, relative});
+      turnJob.candidates.push_back({name, candidate.agent, candidate.model,
+                                    candidate.promptVersion, turn, relative});
     }
     if (turnJob.candidates.empty())
       continue; // Nothing compiled: the next turn may repair it.

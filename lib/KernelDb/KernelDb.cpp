@@ -91,6 +91,10 @@ ALTER TABLE kernels ADD COLUMN flops INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE kernels ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX kernels_by_kind ON kernels (kind, arch, speedup DESC);
 )sql",
+    // 2 -> 3: the prompt a language model wrote the kernel from.
+    R"sql(
+ALTER TABLE kernels ADD COLUMN prompt_version TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 const int KernelDb::kSchemaVersion = static_cast<int>(std::size(kMigrations));
@@ -397,7 +401,8 @@ bool KernelRecord::operator==(const KernelRecord &other) const {
          speedup == other.speedup && createdAt == other.createdAt &&
          verifiedOn == other.verifiedOn && kind == other.kind &&
          regionMlir == other.regionMlir && flops == other.flops &&
-         bytes == other.bytes && id == other.id;
+         bytes == other.bytes && promptVersion == other.promptVersion &&
+         id == other.id;
 }
 
 bool DecisionRecord::operator==(const DecisionRecord &other) const {
@@ -411,7 +416,8 @@ bool DecisionRecord::operator==(const DecisionRecord &other) const {
 static constexpr const char *kKernelColumns =
     "id, region_hash, arch, cuda_version, contract_version, source, "
     "launch_plan, agent, model, verification, ref_us, cand_us, speedup, "
-    "created_at, verified_on, kind, region_mlir, flops, bytes";
+    "created_at, verified_on, kind, region_mlir, flops, bytes, "
+    "prompt_version";
 
 static KernelRecord readKernel(const Statement &stmt) {
   KernelRecord record;
@@ -434,6 +440,7 @@ static KernelRecord readKernel(const Statement &stmt) {
   record.regionMlir = stmt.text(16).str();
   record.flops = stmt.integer(17);
   record.bytes = stmt.integer(18);
+  record.promptVersion = stmt.text(19).str();
   return record;
 }
 
@@ -517,10 +524,11 @@ detail::insertKernelRow(Connection conn, const KernelRecord &record) {
       (llvm::Twine("INSERT INTO kernels (region_hash, arch, cuda_version, "
                    "contract_version, source, source_sha256, launch_plan, "
                    "agent, model, verification, ref_us, cand_us, speedup, "
-                   "created_at, verified_on, kind, region_mlir, flops, bytes) "
+                   "created_at, verified_on, kind, region_mlir, flops, bytes, "
+                   "prompt_version) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
                    "?13, COALESCE(NULLIF(?14, ''), ") +
-       kNowSql + "), ?15, ?16, ?17, ?18, ?19) RETURNING id")
+       kNowSql + "), ?15, ?16, ?17, ?18, ?19, ?20) RETURNING id")
           .str(),
       "inserting a kernel");
   if (!insert)
@@ -540,7 +548,8 @@ detail::insertKernelRow(Connection conn, const KernelRecord &record) {
       .bind(16, llvm::StringRef(record.kind))
       .bind(17, llvm::StringRef(record.regionMlir))
       .bind(18, record.flops)
-      .bind(19, record.bytes);
+      .bind(19, record.bytes)
+      .bind(20, llvm::StringRef(record.promptVersion));
   llvm::Expected<bool> inserted = insert->step();
   if (!inserted)
     return inserted.takeError();

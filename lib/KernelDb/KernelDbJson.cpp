@@ -50,6 +50,7 @@ static llvm::json::Value toJson(const KernelRecord &record) {
       {"flops", record.flops},
       {"bytes", record.bytes},
       {"region_mlir", record.regionMlir},
+      {"prompt_version", record.promptVersion},
       {"launch_plan", embed(record.launchPlanJson)},
       {"verification", embed(record.verification)},
       {"source", record.source},
@@ -139,6 +140,7 @@ static bool fromJSON(const llvm::json::Value &value, KernelRecord &out,
             o.mapOptional("flops", out.flops) &&
             o.mapOptional("bytes", out.bytes) &&
             o.mapOptional("region_mlir", out.regionMlir) &&
+            o.mapOptional("prompt_version", out.promptVersion) &&
             o.mapOptional("launch_plan", plan) &&
             o.mapOptional("verification", verification) &&
             o.map("source", out.source);

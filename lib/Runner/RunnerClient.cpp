@@ -56,12 +56,16 @@ llvm::Error cuda_agent::writeJobSet(llvm::StringRef dir, const JobSet &jobs) {
   json::Array array;
   for (const Job &job : jobs.jobs) {
     json::Array candidates;
-    for (const JobCandidate &candidate : job.candidates)
-      candidates.push_back(json::Object{{"name", candidate.name},
-                                        {"agent", candidate.agent},
-                                        {"model", candidate.model},
-                                        {"turn", candidate.turn},
-                                        {"bundle", candidate.bundle}});
+    for (const JobCandidate &candidate : job.candidates) {
+      json::Object entry{{"name", candidate.name},
+                         {"agent", candidate.agent},
+                         {"model", candidate.model},
+                         {"turn", candidate.turn},
+                         {"bundle", candidate.bundle}};
+      if (!candidate.promptVersion.empty())
+        entry["prompt_version"] = candidate.promptVersion;
+      candidates.push_back(std::move(entry));
+    }
     array.push_back(json::Object{{"hash", job.hash},
                                  {"function", job.function},
                                  {"region", job.region},
@@ -135,6 +139,7 @@ llvm::Expected<JobSet> cuda_agent::readJobSet(llvm::StringRef dir) {
         job.candidates.push_back(
             {getString(*candidate, "name"), getString(*candidate, "agent"),
              getString(*candidate, "model"),
+             getString(*candidate, "prompt_version"),
              unsigned(candidate->getInteger("turn").value_or(1)),
              getString(*candidate, "bundle")});
       }
@@ -260,6 +265,7 @@ cuda_agent::makeKernelRecord(llvm::StringRef dir, const JobSet &jobs,
   record.launchPlanJson = std::move(*plan);
   record.agent = verdict.candidate.agent;
   record.model = verdict.candidate.model;
+  record.promptVersion = verdict.candidate.promptVersion;
   std::string verification;
   llvm::raw_string_ostream os(verification);
   os << verdict.record;

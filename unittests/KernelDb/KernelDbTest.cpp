@@ -268,6 +268,22 @@ TEST_F(KernelDbTest, OlderSchemaIsMigrated) {
   EXPECT_EQ(valueOf(db->insertKernel(kernel(key(), 2.0))), 1);
 }
 
+TEST_F(KernelDbTest, PromptVersionIsStoredAndDoesNotSplitLookups) {
+  std::unique_ptr<KernelDb> db = create("prompt.db");
+  ASSERT_TRUE(db);
+  KernelRecord fromModel = kernel(key(), 3.0, "model");
+  fromModel.promptVersion = "prompt-v2";
+  ASSERT_TRUE(ok(db->insertKernel(fromModel)));
+  ASSERT_TRUE(ok(db->insertKernel(kernel(key(), 2.0, "builtin"))));
+  llvm::Expected<std::optional<KernelRecord>> best = db->bestKernel(key());
+  ASSERT_TRUE(ok(best));
+  ASSERT_TRUE(best->has_value());
+  EXPECT_EQ((*best)->promptVersion, "prompt-v2");
+  EXPECT_EQ(rawQuery(pathOf("prompt.db"),
+                     "SELECT count(*) FROM kernels WHERE prompt_version = ''"),
+            "1");
+}
+
 TEST_F(KernelDbTest, CorruptDatabaseIsRefused) {
   std::string path = pathOf("corrupt.db");
   {
@@ -438,7 +454,10 @@ TEST_F(KernelDbTest, StoresDecisions) {
 void populate(KernelDb &db) {
   llvm::Expected<int64_t> a = db.insertKernel(kernel(key(), 2.0, "a"));
   ASSERT_TRUE(ok(a));
-  ASSERT_TRUE(ok(db.insertKernel(kernel(key(), 3.0, "b"))));
+  KernelRecord b = kernel(key(), 3.0, "b");
+  b.agent = "openai";
+  b.promptVersion = "prompt-v2";
+  ASSERT_TRUE(ok(db.insertKernel(b)));
   ASSERT_TRUE(ok(db.insertKernel(kernel(key("cc", "sm_80"), 1.2, "c"))));
   ASSERT_TRUE(ok(db.insertDecision({key().regionHash, "sm_90", "spliced", "fastest",
                          R"({"b":1,"a":[1,2]})", "2025-06-02T00:00:00Z", *a})));
@@ -627,7 +646,11 @@ TEST_F(KernelDbTest, BestKernelsOfAKindOnePerRegionFastestFirst) {
 
   auto sources = [&](const KindQuery &query) {
     std::vector<std::string> out;
-    for (const KernelRecord &r : *valueOf(db->bestKernelsOfKind(query)))
+    // Held here: ranging over `*valueOf(...)` would outlive the optional.
+    std::optional<std::vector<KernelRecord>> rows =
+        valueOf(db->bestKernelsOfKind(query));
+    EXPECT_TRUE(rows.has_value());
+    for (const KernelRecord &r : rows.value_or(std::vector<KernelRecord>()))
       out.push_back(r.source);
     return out;
   };

@@ -47,7 +47,9 @@ protected:
     Job job{"ab12", "f", "f_region0", "elementwise", "ab12/reference", {}};
     for (const char *name : {"a", "b"}) {
       std::string bundle = std::string("ab12/candidates/") + name;
-      job.candidates.push_back({name, "replay", "files", 1, bundle});
+      job.candidates.push_back({name, "replay", "files",
+                                name == std::string("b") ? "prompt-v2" : "",
+                                1, bundle});
       write(bundle + "/kernel.cu", std::string("// kernel ") + name + "\n");
       write(bundle + "/launch.json", R"({"launches": []})");
     }
@@ -184,6 +186,7 @@ TEST_F(RunnerClientTest, ImportStoresAcceptedKernelsAndOneDecision) {
   EXPECT_EQ((*best)->verifiedOn, "NVIDIA H200");
   EXPECT_EQ((*best)->createdAt, "2026-11-30T01:00:00Z");
   EXPECT_DOUBLE_EQ((*best)->speedup, 2.5);
+  EXPECT_EQ((*best)->promptVersion, "prompt-v2");
 
   llvm::Expected<std::vector<DecisionRecord>> decisions =
       (*db)->listDecisions();

@@ -35,6 +35,8 @@ struct Candidate {
   /// Set when the reply could not be read as a kernel (no code block, no
   /// launch plan): the candidate is then only feedback for the next turn.
   std::string replyError;
+  /// The prompt version the reply answers (language-model agents).
+  std::string promptVersion;
 };
 
 /// What became of an earlier candidate, fed back on the next turn.

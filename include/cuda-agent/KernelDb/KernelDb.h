@@ -70,6 +70,11 @@ struct KernelRecord {
   /// and size. Empty or 0 when unknown (kernels stored before schema 2).
   std::string kind, regionMlir;
   int64_t flops = 0, bytes = 0;
+  /// The prompt a language model wrote the kernel from (kPromptVersion,
+  /// e.g. "prompt-v2"); empty for agents without one (builtin, replay). Part
+  /// of the kernel's key as the compiler shows it (db_key), not of lookups:
+  /// a verified kernel stays correct when the prompt changes.
+  std::string promptVersion;
   /// The row id; ignored on insert.
   int64_t id = -1;
 

@@ -36,6 +36,8 @@ constexpr llvm::StringLiteral kCandidateLaunchName = "launch.json";
 /// the cubin, kernel.cu (the source) and launch.json (the agent's plan).
 struct JobCandidate {
   std::string name, agent, model;
+  /// The prompt a language model answered (Candidate::promptVersion).
+  std::string promptVersion;
   unsigned turn = 1;
   std::string bundle; ///< Relative to the jobs directory.
 };
