@@ -998,6 +998,21 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
   llvm::DenseMap<Value, std::string> known;
   unsigned reductions = 0;
   llvm::SmallPtrSet<Operation *, 2> fusedSums;
+  // Statements for values of one per row, which every thread computes, with
+  // inputs read at `row`; returns them.
+  auto perRow = [&](llvm::function_ref<LogicalResult(ElementEvaluator &)> emit)
+      -> FailureOr<std::string> {
+    std::string body;
+    StatementWriter writer(body, counter);
+    ElementEvaluator eval(region, writer);
+    eval.known = known;
+    eval.loadInput = [&](unsigned i, ArrayRef<std::string>) {
+      return eval.loadElement(i, "row");
+    };
+    if (failed(emit(eval)))
+      return failure();
+    return body;
+  };
   // A split row: the partial kernel ends after its block's reduction, with
   // thread 0's `stores`; the finish kernel, a warp per row, starts with the
   // values per row the partial computed before it.
@@ -1062,12 +1077,16 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                            maxOf.combine(m, mo), s, m, mo, so)
           .str();
     };
-    src += "  for (int o = 16; o > 0; o /= 2) {\n" +
-           llvm::formatv("    const float mo = __shfl_xor_sync(0xffffffffu, "
-                         "{0}, o), so = __shfl_xor_sync(0xffffffffu, {1}, o);\n",
-                         m, s)
-               .str() +
-           merge("mo", "so") + "  }\n";
+    // Across a warp by shuffles (the block's lanes, then the finish
+    // kernel's chunks of a row).
+    std::string warpMerge =
+        "  for (int o = 16; o > 0; o /= 2) {\n" +
+        llvm::formatv("    const float mo = __shfl_xor_sync(0xffffffffu, "
+                      "{0}, o), so = __shfl_xor_sync(0xffffffffu, {1}, o);\n",
+                      m, s)
+            .str() +
+        merge("mo", "so") + "  }\n";
+    src += warpMerge;
     if (group > 32)
       src += llvm::formatv("  __shared__ float part{0}[32], parts{0}[32];\n"
                            "  if (t % 32 == 0) {{\n"
@@ -1100,13 +1119,7 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                  .str() +
              merge(ms + q, ms + "[" + sums + " + row * " +
                                std::to_string(splits) + " + q]") +
-             "  }\n  for (int o = 16; o > 0; o /= 2) {\n" +
-             llvm::formatv("    const float mo = __shfl_xor_sync(0xffffffffu, "
-                           "{0}, o), so = __shfl_xor_sync(0xffffffffu, {1}, "
-                           "o);\n",
-                           m, s)
-                 .str() +
-             merge("mo", "so") + "  }\n";
+             "  }\n" + warpMerge;
     }
     // The fills enter once: the max's first, the sum rescaled to it.
     std::string maxResult = "red" + std::to_string(n);
@@ -1132,19 +1145,15 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
       if (g.getNumLoops() != rs.rowDims.size())
         continue; // over the whole row: inlined where it is read
       // One value per row: every thread computes it.
-      std::string body;
-      StatementWriter writer(body, counter);
-      ElementEvaluator eval(region, writer);
-      eval.known = known;
-      eval.loadInput = [&](unsigned i, ArrayRef<std::string>) {
-        return eval.loadElement(i, "row");
-      };
-      FailureOr<SmallVector<std::string>> values =
-          eval.evaluate(g, rowIdx, why);
-      if (failed(values))
+      FailureOr<SmallVector<std::string>> values;
+      FailureOr<std::string> body = perRow([&](ElementEvaluator &eval) {
+        values = eval.evaluate(g, rowIdx, why);
+        return LogicalResult(values);
+      });
+      if (failed(body))
         return failure();
-      src += body;
-      rowPrefix += body;
+      src += *body;
+      rowPrefix += *body;
       for (auto [r, result] : llvm::enumerate(g.getResults())) {
         known[result] = (*values)[r];
         if (inFinish)
@@ -1205,13 +1214,14 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
     src += *loop;
     // Across the group: shuffles within each warp, then the warps' partials
     // through shared memory; every thread ends with the same value.
-    src +=
+    std::string warpCombine =
         llvm::formatv("  for (int o = 16; o > 0; o /= 2)\n"
                       "    {0} = {1};\n",
                       acc,
                       combiner->combine(acc, "__shfl_xor_sync(0xffffffffu, " +
                                                  acc + ", o)"))
             .str();
+    src += warpCombine;
     if (group > 32) {
       src +=
           llvm::formatv("  __shared__ {0} part{1}[32];\n"
@@ -1234,17 +1244,13 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                       .str());
       src += llvm::formatv("  {0} {1} = {2};\n"
                            "  for (int s = t; s < {3}; s += 32)\n"
-                           "    {1} = {4};\n"
-                           "  for (int o = 16; o > 0; o /= 2)\n"
-                           "    {1} = {5};\n",
+                           "    {1} = {4};\n",
                            ctype, acc, combiner->identity, splits,
                            combiner->combine(acc, partials + "[row * " +
                                                       std::to_string(splits) +
-                                                      " + s]"),
-                           combiner->combine(
-                               acc, "__shfl_xor_sync(0xffffffffu, " + acc +
-                                        ", o)"))
-                 .str();
+                                                      " + s]"))
+                 .str() +
+             warpCombine;
     }
     // The fill's value enters once.
     std::string init = region.splats.lookup(g.getDpsInitOperand(0)->get());
@@ -1264,17 +1270,14 @@ FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
       fullOutputs.push_back(o);
       continue;
     }
-    std::string body;
-    StatementWriter writer(body, counter);
-    ElementEvaluator eval(region, writer);
-    eval.known = known;
-    eval.loadInput = [&](unsigned i, ArrayRef<std::string>) {
-      return eval.loadElement(i, "row");
-    };
-    FailureOr<std::string> value = eval.valueAt(out, rowIdx, why);
-    if (failed(value))
+    FailureOr<std::string> value;
+    FailureOr<std::string> body = perRow([&](ElementEvaluator &eval) {
+      value = eval.valueAt(out, rowIdx, why);
+      return LogicalResult(value);
+    });
+    if (failed(body))
       return failure();
-    src += body + "  if (t == 0)\n    out" + std::to_string(o) +
+    src += *body + "  if (t == 0)\n    out" + std::to_string(o) +
            "[row] = " + storeAs(elementOf(out), *value) + ";\n";
   }
   std::string values = "reinterpret_cast<float *>(workspace + " +
