@@ -15,7 +15,7 @@ tensors) together with:
   `bytes / HBM_BYTES_PER_S`);
 - `tol`: the tolerance of the check `|out - ref| <= atol + rtol * |ref|`.
 
-Sizes: `--size large` is the set measured in shared/GPU.md; `--size small` runs in
+Sizes: `--size large` is the set measured in docs/perf.md; `--size small` runs in
 seconds. This module imports numpy and torch lazily, so the generator and the
 staging step work on machines that have neither.
 """
@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-#: Device-to-device copy bandwidth measured on the H200 (read + write bytes), shared/GPU.md.
+#: Device-to-device copy bandwidth measured on the H200 (read + write bytes), docs/perf.md.
 HBM_BYTES_PER_S = 4.23e12
 
 SIZES = ("small", "large")

@@ -67,7 +67,7 @@ def run_jobs(stage: Path, runner: Path, log) -> tuple[bool, dict, dict]:
     return ok, results, raw_results
 
 
-COPY_BW = 4.23e12  # bytes/s, the H200's measured device copy bandwidth (shared/GPU.md)
+COPY_BW = 4.23e12  # bytes/s, the H200's measured device copy bandwidth (docs/perf.md)
 
 
 def builtin_table(stage: Path, out: Path) -> bool:

@@ -91,7 +91,7 @@ Commands:
 Examples:
   cuda-agent-db list --arch sm_90
   cuda-agent-db show 12
-  cuda-agent-db --db /shared/kernels.db export -o kernels.json
+  cuda-agent-db --db team/kernels.db export -o kernels.json
   cuda-agent-db import kernels.json
   cuda-agent-db --db kernels.db import-results jobs
   cuda-agent-db prune --keep 3 --older-than 2025-01-31
