@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 [[noreturn]] void badJobs(const fs::path &dir, const std::string &message) {
-  throw RunnerError(kExitUsage, (dir / kJobsFileName).string() + ": " + message);
+  throw RunnerError(kExitUsage,
+                    (dir / kJobsFileName).string() + ": " + message);
 }
 
 /// A path inside the jobs directory: relative, without "..".
@@ -73,7 +74,8 @@ JobsFile mlir::cuda_agent::loadJobs(const fs::path &dir) {
   return parseJobs(text, dir);
 }
 
-JobsFile mlir::cuda_agent::parseJobs(std::string_view text, const fs::path &dir) {
+JobsFile mlir::cuda_agent::parseJobs(std::string_view text,
+                                     const fs::path &dir) {
   JobsFile file;
   file.dir = dir;
   const json jobs = json::parse(text, nullptr, /*allow_exceptions=*/false);

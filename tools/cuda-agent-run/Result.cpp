@@ -15,10 +15,11 @@ using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 json mlir::cuda_agent::makeVerifySummary(const fs::path &reference) {
-  return {{wire::kStatus, wire::kStatusOk},
-          {wire::kReference,
-           {{wire::kBundle, fs::absolute(reference).string()}, {"time", nullptr}}},
-          {wire::kCandidates, json::array()}};
+  return {
+      {wire::kStatus, wire::kStatusOk},
+      {wire::kReference,
+       {{wire::kBundle, fs::absolute(reference).string()}, {"time", nullptr}}},
+      {wire::kCandidates, json::array()}};
 }
 
 json mlir::cuda_agent::makeCandidateEntry(const fs::path &bundle) {

@@ -1,10 +1,11 @@
 //===- Result.h - The verdicts the runner reports ---------------*- C++ -*-===//
 //
-// The JSON that `--verify` prints and `--jobs` stores as DIR/<hash>/result.json,
-// written with the keys and the acceptance rule of Protocol.h, which the
-// compiler reads it back with: one entry per candidate (its verdict and, when
-// timed, its times and decision) inside a summary that names the reference;
-// a job's result adds the device it ran on, when, and the exit code.
+// The JSON that `--verify` prints and `--jobs` stores as
+// DIR/<hash>/result.json, written with the keys and the acceptance rule of
+// Protocol.h, which the compiler reads it back with: one entry per candidate
+// (its verdict and, when timed, its times and decision) inside a summary that
+// names the reference; a job's result adds the device it ran on, when, and the
+// exit code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,15 +26,17 @@ namespace mlir::cuda_agent {
 /// The summary of a verification against the bundle `reference` before any
 /// candidate is added: {"status": "ok", "reference": {"bundle", "time"},
 /// "candidates": []}.
-nlohmann::ordered_json makeVerifySummary(const std::filesystem::path &reference);
+nlohmann::ordered_json
+makeVerifySummary(const std::filesystem::path &reference);
 
 /// The entry of the candidate bundle `bundle` before any verdict: failed
 /// with no reason, untimed, not accepted.
 nlohmann::ordered_json makeCandidateEntry(const std::filesystem::path &bundle);
 
 /// The entry of a candidate that failed before it ran, for `reason`.
-nlohmann::ordered_json makeFailedCandidateEntry(const std::filesystem::path &bundle,
-                                                const std::string &reason);
+nlohmann::ordered_json
+makeFailedCandidateEntry(const std::filesystem::path &bundle,
+                         const std::string &reason);
 
 /// Records the median times of the reference and the candidate, the
 /// speedup and the timing decision (Protocol.h's getTimingDecision).

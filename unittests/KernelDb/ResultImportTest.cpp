@@ -49,8 +49,8 @@ protected:
     for (const char *name : {"a", "b"}) {
       std::string bundle = std::string("ab12/candidates/") + name;
       job.candidates.push_back({name, "replay", "files",
-                                name == std::string("b") ? "prompt-v2" : "",
-                                1, bundle});
+                                name == std::string("b") ? "prompt-v2" : "", 1,
+                                bundle});
       write(bundle + "/kernel.cu", std::string("// kernel ") + name + "\n");
       write(bundle + "/launch.json", R"({"launches": []})");
     }

@@ -57,8 +57,8 @@ TEST(DTypeTest, HalfAndBFloatRoundToNearestEven) {
   EXPECT_EQ(encode16(DType::F16, 1.0), 0x3C00);
   EXPECT_EQ(encode16(DType::F16, -2.0), 0xC000);
   EXPECT_EQ(encode16(DType::F16, 65504.0), 0x7BFF);
-  EXPECT_EQ(encode16(DType::F16, 65520.0), 0x7C00); // rounds to infinity
-  EXPECT_EQ(encode16(DType::F16, 0x1p-24), 0x0001); // smallest subnormal
+  EXPECT_EQ(encode16(DType::F16, 65520.0), 0x7C00);       // rounds to infinity
+  EXPECT_EQ(encode16(DType::F16, 0x1p-24), 0x0001);       // smallest subnormal
   EXPECT_EQ(encode16(DType::F16, 1.0 + 0x1p-11), 0x3C00); // tie, to even
   EXPECT_EQ(encode16(DType::F16, 1.0 + 3 * 0x1p-11), 0x3C02);
   EXPECT_EQ(encode16(DType::BF16, 1.0), 0x3F80);
@@ -97,8 +97,8 @@ TEST(ToleranceTest, TheTableRows) {
     EXPECT_DOUBLE_EQ(tolerance.rtol, row.rtol) << getInfo(row.type).name;
     EXPECT_DOUBLE_EQ(tolerance.atol, row.atol) << getInfo(row.type).name;
   }
-  for (DType type : {DType::I1, DType::I8, DType::I16, DType::I32, DType::I64,
-                     DType::U8})
+  for (DType type :
+       {DType::I1, DType::I8, DType::I16, DType::I32, DType::I64, DType::U8})
     EXPECT_TRUE(getTolerance(type).exact) << getInfo(type).name;
 }
 

@@ -49,9 +49,8 @@ std::string parseError(const std::string &text) {
   return "";
 }
 
-const json kDevice = {{"name", "NVIDIA H200"},
-                      {"arch", "sm_90"},
-                      {"memory_bytes", 150000000000}};
+const json kDevice = {
+    {"name", "NVIDIA H200"}, {"arch", "sm_90"}, {"memory_bytes", 150000000000}};
 
 /// What the runner's verification reports for the sample job: candidate v1
 /// passed, 2.5x faster; t2-0 failed a comparison.
@@ -99,18 +98,18 @@ TEST_F(JobsTest, ResultsWrittenByTheRunnerReadWithEveryField) {
   VerifyOptions base;
   base.minSpeedup = 9; // jobs.json's 1.25 wins
   bool verified = false;
-  json summary = runJobs(
-      loadJobs(dir), kDevice, base,
-      [&](const fs::path &reference, const std::vector<fs::path> &candidates,
-          const VerifyOptions &options, ExitCode &exitCode) {
-        verified = true;
-        EXPECT_TRUE(options.time);
-        EXPECT_EQ(options.minSpeedup, 1.25);
-        EXPECT_EQ(options.timeoutSeconds, 31);
-        EXPECT_EQ(options.trials, 3);
-        exitCode = kExitOk;
-        return verifySample(reference, candidates, options);
-      });
+  json summary = runJobs(loadJobs(dir), kDevice, base,
+                         [&](const fs::path &reference,
+                             const std::vector<fs::path> &candidates,
+                             const VerifyOptions &options, ExitCode &exitCode) {
+                           verified = true;
+                           EXPECT_TRUE(options.time);
+                           EXPECT_EQ(options.minSpeedup, 1.25);
+                           EXPECT_EQ(options.timeoutSeconds, 31);
+                           EXPECT_EQ(options.trials, 3);
+                           exitCode = kExitOk;
+                           return verifySample(reference, candidates, options);
+                         });
   ASSERT_TRUE(verified);
   EXPECT_EQ(summary[wire::kJobs][0][wire::kAccepted], 1);
 
@@ -177,9 +176,9 @@ TEST(ResultTest, TheGoldenResultIsWhatTheRunnerWrites) {
   const JobsFile::CheckedJob &job = file.list.at(0);
   VerifyOptions options;
   options.minSpeedup = *file.minSpeedup;
-  json result = makeJobResult(verifySample(job.reference, job.candidates,
-                                           options),
-                              kDevice, "2026-11-30T01:00:00Z", kExitOk);
+  json result =
+      makeJobResult(verifySample(job.reference, job.candidates, options),
+                    kDevice, "2026-11-30T01:00:00Z", kExitOk);
   std::string written = result.dump(1) + "\n";
   EXPECT_EQ(written, readGoldenFile("result.json", written));
 }

@@ -140,9 +140,8 @@ const char kTwoBuffers[] =
 
 TEST_F(PlanTest, AValidPlanParses) {
   write("k.ptx", ".version 8.0");
-  std::istringstream in(makePlan(
-      kTwoBuffers, R"("arg0", "res0", "workspace")",
-      R"(, "workspace_bytes": 256,
+  std::istringstream in(makePlan(kTwoBuffers, R"("arg0", "res0", "workspace")",
+                                 R"(, "workspace_bytes": 256,
          "reduction": {"length": 8, "accumulator": "f32"})"));
   Plan plan = parsePlan(in, dir);
   EXPECT_EQ(plan.chip, "sm_90");
@@ -180,19 +179,19 @@ TEST_F(PlanTest, BadPlansNameTheBufferOrLaunchAtFault) {
                      R"("a")")),
       "plan.json: buffer 0 (a): unknown dtype 'f8' (expected f32, f16, bf16, "
       "f64, i1, i8, i16, i32, i64 or u8)");
-  EXPECT_EQ(
-      parse(makePlan(R"({"name": "a", "shape": [-1], "dtype": "f32",
+  EXPECT_EQ(parse(makePlan(R"({"name": "a", "shape": [-1], "dtype": "f32",
                           "role": "input"})",
-                     R"("a")")),
-      "plan.json: buffer 0 (a): negative dimension in shape");
+                           R"("a")")),
+            "plan.json: buffer 0 (a): negative dimension in shape");
   EXPECT_EQ(parse(makePlan(std::string(kTwoBuffers) + R"(, {"name": "arg0",
                              "shape": [1], "dtype": "f32", "role": "temp"})",
                            R"("arg0")")),
             "plan.json: buffer 2: duplicate buffer name 'arg0'");
   EXPECT_EQ(parse(makePlan(kTwoBuffers, R"("arg0", "nope")")),
             "plan.json: launch 0 (k0): args[1] names unknown buffer 'nope'");
-  EXPECT_EQ(parse(makePlan(kTwoBuffers, R"("arg0")", R"(, "workspace_bytes": -1)")),
-            "plan.json: top level: workspace_bytes = -1 is negative");
+  EXPECT_EQ(
+      parse(makePlan(kTwoBuffers, R"("arg0")", R"(, "workspace_bytes": -1)")),
+      "plan.json: top level: workspace_bytes = -1 is negative");
   std::string bigBlock = makePlan(kTwoBuffers, R"("arg0")");
   bigBlock.replace(bigBlock.find("[128]"), 5, "[64, 32]");
   EXPECT_EQ(parse(bigBlock), "plan.json: launch 0 (k0): block has 2048 "
@@ -200,8 +199,7 @@ TEST_F(PlanTest, BadPlansNameTheBufferOrLaunchAtFault) {
   std::string noObject = makePlan(kTwoBuffers, R"("arg0")");
   noObject.replace(noObject.find("k.ptx"), 5, "gone.cubin");
   EXPECT_EQ(parse(noObject), "plan.json: launch 0 (k0): object file '" +
-                                 (dir / "gone.cubin").string() +
-                                 "' not found");
+                                 (dir / "gone.cubin").string() + "' not found");
   EXPECT_EQ(errorOf([&] { loadPlan(dir / "absent"); }),
             "cannot open '" + (dir / "absent" / "plan.json").string() + "'");
 }

@@ -47,8 +47,8 @@ TEST(ProtocolTest, FasterAtMinSpeedupAcceptedOnlyWhenPassedAndFaster) {
 }
 
 TEST(ProtocolTest, NumbersPrintLikeFormatv) {
-  const double values[] = {0,     1.05,    2.5,     -3.14159, 1e-9,
-                           0.005, 0.015,   123456.7, 1e300,   -0.0,
+  const double values[] = {0,     1.05,     2.5,      -3.14159, 1e-9,
+                           0.005, 0.015,    123456.7, 1e300,    -0.0,
                            NAN,   INFINITY, -INFINITY};
   for (double value : values) {
     EXPECT_EQ(formatFixed(value, 1), llvm::formatv("{0:F1}", value).str());

@@ -127,9 +127,9 @@ struct JobCandidate {
   std::string bundle; ///< Relative to the jobs directory.
 
   bool operator==(const JobCandidate &other) const {
-    return name == other.name && agent == other.agent &&
-           model == other.model && promptVersion == other.promptVersion &&
-           turn == other.turn && bundle == other.bundle;
+    return name == other.name && agent == other.agent && model == other.model &&
+           promptVersion == other.promptVersion && turn == other.turn &&
+           bundle == other.bundle;
   }
 };
 
@@ -267,11 +267,10 @@ inline JobDecision decideJob(const JobResult &result, double minSpeedup) {
   }
   if (!bestPassed) {
     const CandidateVerdict &first = result.verdicts.front();
-    decision.reason = "none of " + std::to_string(result.verdicts.size()) +
-                      " candidate(s) passed verification (" +
-                      first.candidate.name + ": " +
-                      (first.reason.empty() ? first.verify : first.reason) +
-                      ")";
+    decision.reason =
+        "none of " + std::to_string(result.verdicts.size()) +
+        " candidate(s) passed verification (" + first.candidate.name + ": " +
+        (first.reason.empty() ? first.verify : first.reason) + ")";
     return decision;
   }
   const CandidateVerdict &best = result.verdicts[*bestPassed];
