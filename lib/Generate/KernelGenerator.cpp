@@ -12,6 +12,7 @@
 #include "cuda-agent/Cuda/LaunchPlanCheck.h"
 #include "cuda-agent/Cuda/NvrtcCompiler.h"
 #include "cuda-agent/KernelDb/KernelDb.h"
+#include "cuda-agent/KernelDb/ResultImport.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionOutliner.h"
 #include "cuda-agent/Pipelines/BundleEmitter.h"

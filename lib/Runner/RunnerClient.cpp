@@ -1,11 +1,19 @@
 //===- RunnerClient.cpp - The compiler's side of cuda-agent-run -----------===//
+//
+// jobs.json written and read with llvm::json, result.json read back into the
+// structs of Protocol.h (keys from its `wire` namespace), and the runner run
+// as a child process: found, probed, and killed by a watchdog when it hangs.
+//
+//===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Runner/RunnerClient.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -25,13 +33,11 @@ llvm::Expected<std::string> readFile(const llvm::Twine &path) {
   return (*buffer)->getBuffer().str();
 }
 
-llvm::Expected<json::Value> readJson(const llvm::Twine &path) {
-  llvm::Expected<std::string> text = readFile(path);
-  if (!text)
-    return text.takeError();
-  llvm::Expected<json::Value> value = json::parse(*text);
+llvm::Expected<json::Value> parseJson(llvm::StringRef text,
+                                      llvm::StringRef origin) {
+  llvm::Expected<json::Value> value = json::parse(text);
   if (!value)
-    return llvm::createStringError("%s: %s", path.str().c_str(),
+    return llvm::createStringError("%s: %s", origin.str().c_str(),
                                    llvm::toString(value.takeError()).c_str());
   return value;
 }
@@ -45,298 +51,187 @@ std::string join(llvm::StringRef dir, llvm::StringRef relative) {
 std::string getString(const json::Object &object, llvm::StringRef key) {
   return object.getString(key).value_or("").str();
 }
-
-/// "3.1x" with two significant decimals where they matter.
-std::string formatSpeedup(double speedup) {
-  return llvm::formatv("{0:F2}x", speedup).str();
-}
 } // namespace
 
-llvm::Error cuda_agent::writeJobSet(llvm::StringRef dir, const JobSet &jobs) {
+std::string cuda_agent::printJobSet(const JobSet &jobs) {
   json::Array array;
   for (const Job &job : jobs.jobs) {
     json::Array candidates;
     for (const JobCandidate &candidate : job.candidates) {
-      json::Object entry{{"name", candidate.name},
-                         {"agent", candidate.agent},
-                         {"model", candidate.model},
-                         {"turn", candidate.turn},
-                         {"bundle", candidate.bundle}};
+      json::Object entry{{wire::kName, candidate.name},
+                         {wire::kAgent, candidate.agent},
+                         {wire::kModel, candidate.model},
+                         {wire::kTurn, candidate.turn},
+                         {wire::kBundle, candidate.bundle}};
       if (!candidate.promptVersion.empty())
-        entry["prompt_version"] = candidate.promptVersion;
+        entry[wire::kPromptVersion] = candidate.promptVersion;
       candidates.push_back(std::move(entry));
     }
-    array.push_back(json::Object{{"hash", job.hash},
-                                 {"function", job.function},
-                                 {"region", job.region},
-                                 {"kind", job.kind},
-                                 {"reference", job.reference},
-                                 {"flops", job.flops},
-                                 {"bytes", job.bytes},
-                                 {"region_mlir", job.regionMlir},
-                                 {"candidates", std::move(candidates)}});
+    array.push_back(json::Object{{wire::kHash, job.hash},
+                                 {wire::kFunction, job.function},
+                                 {wire::kRegion, job.region},
+                                 {wire::kKind, job.kind},
+                                 {wire::kReference, job.reference},
+                                 {wire::kFlops, job.flops},
+                                 {wire::kBytes, job.bytes},
+                                 {wire::kRegionMlir, job.regionMlir},
+                                 {wire::kCandidates, std::move(candidates)}});
   }
-  json::Object root{
-      {"version", kJobsVersion},        {"chip", jobs.chip},
-      {"cuda", jobs.cudaVersion},       {"contract", jobs.contractVersion},
-      {"min_speedup", jobs.minSpeedup}, {"timeout", jobs.timeoutSeconds},
-      {"trials", jobs.trials},          {"jobs", std::move(array)}};
+  json::Object root{{wire::kVersion, kJobsVersion},
+                    {wire::kChip, jobs.chip},
+                    {wire::kCuda, jobs.cudaVersion},
+                    {wire::kContract, jobs.contractVersion},
+                    {wire::kMinSpeedup, jobs.minSpeedup},
+                    {wire::kTimeout, jobs.timeoutSeconds},
+                    {wire::kTrials, jobs.trials},
+                    {wire::kJobs, std::move(array)}};
+  return llvm::formatv("{0:1}", json::Value(std::move(root))).str() + "\n";
+}
+
+llvm::Error cuda_agent::writeJobSet(llvm::StringRef dir, const JobSet &jobs) {
+  std::string text = printJobSet(jobs);
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create '%s'", dir.str().c_str());
-  std::string path = join(dir, "jobs.json");
+  std::string path = join(dir, kJobsFileName);
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec)
     return llvm::createStringError(ec, "cannot write '%s'", path.c_str());
-  os << llvm::formatv("{0:1}", json::Value(std::move(root))) << "\n";
+  os << text;
   return llvm::Error::success();
 }
 
-llvm::Expected<JobSet> cuda_agent::readJobSet(llvm::StringRef dir) {
-  std::string path = join(dir, "jobs.json");
-  llvm::Expected<json::Value> value = readJson(path);
+llvm::Expected<JobSet> cuda_agent::parseJobSet(llvm::StringRef text,
+                                               llvm::StringRef origin) {
+  llvm::Expected<json::Value> value = parseJson(text, origin);
   if (!value)
     return value.takeError();
   const json::Object *root = value->getAsObject();
   auto bad = [&](const llvm::Twine &message) {
-    return llvm::createStringError("%s: %s", path.c_str(),
+    return llvm::createStringError("%s: %s", origin.str().c_str(),
                                    message.str().c_str());
   };
   if (!root)
     return bad("not a JSON object");
-  if (root->getInteger("version") != kJobsVersion)
+  if (root->getInteger(wire::kVersion) != kJobsVersion)
     return bad("not a version " + llvm::Twine(kJobsVersion) + " jobs file");
   JobSet jobs;
-  jobs.chip = getString(*root, "chip");
-  jobs.cudaVersion = getString(*root, "cuda");
-  jobs.contractVersion = root->getInteger("contract").value_or(0);
-  jobs.minSpeedup = root->getNumber("min_speedup").value_or(1.05);
-  jobs.timeoutSeconds = root->getInteger("timeout").value_or(20);
-  jobs.trials = root->getInteger("trials").value_or(4);
+  jobs.chip = getString(*root, wire::kChip);
+  jobs.cudaVersion = getString(*root, wire::kCuda);
+  jobs.contractVersion = root->getInteger(wire::kContract).value_or(0);
+  jobs.minSpeedup =
+      root->getNumber(wire::kMinSpeedup).value_or(kDefaultMinSpeedup);
+  jobs.timeoutSeconds =
+      root->getInteger(wire::kTimeout).value_or(kDefaultTimeoutSeconds);
+  jobs.trials = root->getInteger(wire::kTrials).value_or(kDefaultTrials);
   if (jobs.chip.empty() || jobs.cudaVersion.empty() || !jobs.contractVersion)
     return bad("'chip', 'cuda' and 'contract' are required");
-  const json::Array *array = root->getArray("jobs");
+  const json::Array *array = root->getArray(wire::kJobs);
   if (!array)
     return bad("'jobs' must be an array");
   for (const json::Value &item : *array) {
     const json::Object *object = item.getAsObject();
-    if (!object || getString(*object, "hash").empty())
+    if (!object || getString(*object, wire::kHash).empty())
       return bad("every job needs a 'hash'");
-    Job job{getString(*object, "hash"),
-            getString(*object, "function"),
-            getString(*object, "region"),
-            getString(*object, "kind"),
-            getString(*object, "reference"),
+    Job job{getString(*object, wire::kHash),
+            getString(*object, wire::kFunction),
+            getString(*object, wire::kRegion),
+            getString(*object, wire::kKind),
+            getString(*object, wire::kReference),
             {},
-            object->getInteger("flops").value_or(0),
-            object->getInteger("bytes").value_or(0),
-            getString(*object, "region_mlir")};
-    if (const json::Array *candidates = object->getArray("candidates"))
+            object->getInteger(wire::kFlops).value_or(0),
+            object->getInteger(wire::kBytes).value_or(0),
+            getString(*object, wire::kRegionMlir)};
+    if (const json::Array *candidates = object->getArray(wire::kCandidates))
       for (const json::Value &entry : *candidates) {
         const json::Object *candidate = entry.getAsObject();
-        if (!candidate || getString(*candidate, "bundle").empty())
+        if (!candidate || getString(*candidate, wire::kBundle).empty())
           return bad("job " + job.hash + ": every candidate needs a 'bundle'");
         job.candidates.push_back(
-            {getString(*candidate, "name"), getString(*candidate, "agent"),
-             getString(*candidate, "model"),
-             getString(*candidate, "prompt_version"),
-             unsigned(candidate->getInteger("turn").value_or(1)),
-             getString(*candidate, "bundle")});
+            {getString(*candidate, wire::kName),
+             getString(*candidate, wire::kAgent),
+             getString(*candidate, wire::kModel),
+             getString(*candidate, wire::kPromptVersion),
+             unsigned(candidate->getInteger(wire::kTurn).value_or(1)),
+             getString(*candidate, wire::kBundle)});
       }
     jobs.jobs.push_back(std::move(job));
   }
   return jobs;
 }
 
+llvm::Expected<JobSet> cuda_agent::readJobSet(llvm::StringRef dir) {
+  std::string path = join(dir, kJobsFileName);
+  llvm::Expected<std::string> text = readFile(path);
+  if (!text)
+    return text.takeError();
+  return parseJobSet(*text, path);
+}
+
+llvm::Expected<JobResult> cuda_agent::parseJobResult(llvm::StringRef text,
+                                                     const Job &job,
+                                                     llvm::StringRef origin) {
+  llvm::Expected<json::Value> value = parseJson(text, origin);
+  if (!value)
+    return value.takeError();
+  const json::Object *root = value->getAsObject();
+  if (!root)
+    return llvm::createStringError("%s: not a JSON object",
+                                   origin.str().c_str());
+  JobResult result;
+  result.job = &job;
+  result.ran = true;
+  result.error = getString(*root, wire::kError);
+  result.verifiedAt = getString(*root, wire::kVerifiedAt);
+  if (const json::Object *device = root->getObject(wire::kDevice))
+    result.device = getString(*device, wire::kName);
+  const json::Array *candidates = root->getArray(wire::kCandidates);
+  // The runner reports candidates in the order it was given them.
+  for (auto [index, candidate] : llvm::enumerate(job.candidates)) {
+    CandidateVerdict verdict;
+    verdict.candidate = candidate;
+    const json::Object *entry = candidates && index < candidates->size()
+                                    ? (*candidates)[index].getAsObject()
+                                    : nullptr;
+    if (!entry) {
+      verdict.verify = wire::kFail;
+      verdict.reason = result.error.empty() ? "not verified" : result.error;
+      result.verdicts.push_back(std::move(verdict));
+      continue;
+    }
+    verdict.verify = getString(*entry, wire::kVerify);
+    verdict.reason = getString(*entry, wire::kReason);
+    verdict.refUs = entry->getNumber(wire::kRefUs);
+    verdict.candUs = entry->getNumber(wire::kCandUs);
+    verdict.speedup = entry->getNumber(wire::kSpeedup);
+    verdict.accepted = entry->getBoolean(wire::kAccepted).value_or(false);
+    llvm::raw_string_ostream os(verdict.record);
+    os << json::Value(json::Object(*entry));
+    result.verdicts.push_back(std::move(verdict));
+  }
+  return result;
+}
+
 llvm::Expected<std::vector<JobResult>>
 cuda_agent::readJobResults(llvm::StringRef dir, const JobSet &jobs) {
   std::vector<JobResult> results;
   for (const Job &job : jobs.jobs) {
-    JobResult result;
-    result.job = &job;
-    std::string path = join(dir, job.hash + "/result.json");
+    std::string path = join(dir, job.hash + "/" + kResultFileName);
     if (!llvm::sys::fs::exists(path)) {
+      JobResult result;
+      result.job = &job;
       results.push_back(std::move(result));
       continue;
     }
-    llvm::Expected<json::Value> value = readJson(path);
-    if (!value)
-      return value.takeError();
-    const json::Object *root = value->getAsObject();
-    if (!root)
-      return llvm::createStringError("%s: not a JSON object", path.c_str());
-    result.ran = true;
-    result.error = getString(*root, "error");
-    result.verifiedAt = getString(*root, "verified_at");
-    if (const json::Object *device = root->getObject("device"))
-      result.device = getString(*device, "name");
-    const json::Array *candidates = root->getArray("candidates");
-    // The runner reports candidates in the order it was given them.
-    for (auto [index, candidate] : llvm::enumerate(job.candidates)) {
-      CandidateVerdict verdict;
-      verdict.candidate = candidate;
-      const json::Object *entry = candidates && index < candidates->size()
-                                      ? (*candidates)[index].getAsObject()
-                                      : nullptr;
-      if (!entry) {
-        verdict.verify = "fail";
-        verdict.reason = result.error.empty() ? "not verified" : result.error;
-        result.verdicts.push_back(std::move(verdict));
-        continue;
-      }
-      verdict.verify = getString(*entry, "verify");
-      verdict.reason = getString(*entry, "reason");
-      verdict.refUs = entry->getNumber("ref_us");
-      verdict.candUs = entry->getNumber("cand_us");
-      verdict.speedup = entry->getNumber("speedup");
-      verdict.accepted = entry->getBoolean("accepted").value_or(false);
-      verdict.record = json::Value(json::Object(*entry));
-      result.verdicts.push_back(std::move(verdict));
-    }
-    results.push_back(std::move(result));
+    llvm::Expected<std::string> text = readFile(path);
+    if (!text)
+      return text.takeError();
+    llvm::Expected<JobResult> result = parseJobResult(*text, job, path);
+    if (!result)
+      return result.takeError();
+    results.push_back(std::move(*result));
   }
   return results;
-}
-
-JobDecision cuda_agent::decideJob(const JobResult &result, double minSpeedup) {
-  JobDecision decision;
-  if (!result.ran) {
-    decision.reason = "not verified: the job has not run";
-    return decision;
-  }
-  if (result.verdicts.empty()) {
-    decision.reason = result.error.empty()
-                          ? "no candidate to verify"
-                          : "verification failed: " + result.error;
-    return decision;
-  }
-  std::optional<size_t> bestPassed;
-  for (auto [index, verdict] : llvm::enumerate(result.verdicts)) {
-    if (verdict.verify != "pass" || !verdict.speedup)
-      continue;
-    if (!bestPassed || *verdict.speedup > *result.verdicts[*bestPassed].speedup)
-      bestPassed = index;
-  }
-  if (!bestPassed) {
-    const CandidateVerdict &first = result.verdicts.front();
-    decision.reason =
-        llvm::formatv("none of {0} candidate(s) passed verification ({1}: {2})",
-                      result.verdicts.size(), first.candidate.name,
-                      first.reason.empty() ? first.verify : first.reason)
-            .str();
-    return decision;
-  }
-  const CandidateVerdict &best = result.verdicts[*bestPassed];
-  std::string timing =
-      llvm::formatv("{0:F1} us vs {1:F1} us for the default lowering",
-                    best.candUs.value_or(0), best.refUs.value_or(0))
-          .str();
-  if (!best.accepted || *best.speedup < minSpeedup) {
-    decision.reason = "the best verified candidate, " + best.candidate.name +
-                      ", is " + formatSpeedup(*best.speedup) +
-                      " the speed of the default lowering (" + timing +
-                      "); min-speedup is " + formatSpeedup(minSpeedup);
-    return decision;
-  }
-  decision.winner = *bestPassed;
-  decision.reason = best.candidate.agent + "/" + best.candidate.name + ": " +
-                    formatSpeedup(*best.speedup) + " faster (" + timing +
-                    (result.device.empty() ? "" : ", on " + result.device) +
-                    ")";
-  return decision;
-}
-
-llvm::Expected<KernelRecord>
-cuda_agent::makeKernelRecord(llvm::StringRef dir, const JobSet &jobs,
-                             const JobResult &result,
-                             const CandidateVerdict &verdict) {
-  std::string bundle = join(dir, verdict.candidate.bundle);
-  llvm::Expected<std::string> source = readFile(bundle + "/kernel.cu");
-  if (!source)
-    return source.takeError();
-  llvm::Expected<std::string> plan =
-      readFile(bundle + "/" + kCandidateLaunchName);
-  if (!plan)
-    return plan.takeError();
-  KernelRecord record;
-  record.key = {result.job->hash, jobs.chip, jobs.cudaVersion,
-                jobs.contractVersion};
-  record.source = std::move(*source);
-  record.launchPlanJson = std::move(*plan);
-  record.agent = verdict.candidate.agent;
-  record.model = verdict.candidate.model;
-  record.promptVersion = verdict.candidate.promptVersion;
-  std::string verification;
-  llvm::raw_string_ostream os(verification);
-  os << verdict.record;
-  record.verification = std::move(verification);
-  record.refUs = verdict.refUs.value_or(0);
-  record.candUs = verdict.candUs.value_or(0);
-  record.speedup = verdict.speedup.value_or(0);
-  record.verifiedOn = result.device;
-  record.createdAt = result.verifiedAt;
-  record.kind = result.job->kind;
-  record.regionMlir = result.job->regionMlir;
-  record.flops = result.job->flops;
-  record.bytes = result.job->bytes;
-  return record;
-}
-
-llvm::Expected<int> cuda_agent::storeAcceptedKernels(
-    KernelDb &db, llvm::StringRef dir, const JobSet &jobs,
-    const JobResult &result, std::optional<size_t> winner, int64_t &winnerId) {
-  winnerId = -1;
-  int added = 0;
-  for (auto [index, verdict] : llvm::enumerate(result.verdicts)) {
-    if (!verdict.accepted)
-      continue;
-    llvm::Expected<KernelRecord> record =
-        makeKernelRecord(dir, jobs, result, verdict);
-    if (!record)
-      return record.takeError();
-    llvm::Expected<int64_t> id = db.insertKernel(*record);
-    if (!id)
-      return id.takeError();
-    ++added;
-    if (winner == index)
-      winnerId = *id;
-  }
-  return added;
-}
-
-llvm::Expected<ImportedResults>
-cuda_agent::importJobResults(KernelDb &db, llvm::StringRef dir) {
-  llvm::Expected<JobSet> jobs = readJobSet(dir);
-  if (!jobs)
-    return jobs.takeError();
-  llvm::Expected<std::vector<JobResult>> results = readJobResults(dir, *jobs);
-  if (!results)
-    return results.takeError();
-  ImportedResults imported;
-  for (const JobResult &result : *results) {
-    if (!result.ran) {
-      ++imported.jobsNotRun;
-      continue;
-    }
-    ++imported.jobsRun;
-    int64_t winnerId = -1;
-    JobDecision decision = decideJob(result, jobs->minSpeedup);
-    llvm::Expected<int> added =
-        storeAcceptedKernels(db, dir, *jobs, result, decision.winner, winnerId);
-    if (!added)
-      return added.takeError();
-    imported.kernelsAdded += *added;
-    DecisionRecord record;
-    record.regionHash = result.job->hash;
-    record.arch = jobs->chip;
-    record.decision = decision.winner ? "spliced" : "default";
-    record.reason = decision.reason;
-    record.kernelId = winnerId;
-    if (llvm::Expected<int64_t> id = db.insertDecision(record); !id)
-      return id.takeError();
-    ++imported.decisions;
-  }
-  return imported;
 }
 
 llvm::Expected<std::string>
@@ -449,13 +344,13 @@ llvm::Expected<GpuProbe> cuda_agent::probeGpu(llvm::StringRef runner) {
     return summary.takeError();
   const json::Object &root = *summary->getAsObject();
   GpuProbe probe;
-  probe.gpu = root.getBoolean("gpu").value_or(false);
-  probe.arch = getString(root, "arch");
-  probe.error = getString(root, "error");
-  if (const json::Array *devices = root.getArray("devices"))
+  probe.gpu = root.getBoolean(wire::kGpu).value_or(false);
+  probe.arch = getString(root, wire::kArch);
+  probe.error = getString(root, wire::kError);
+  if (const json::Array *devices = root.getArray(wire::kDevices))
     if (!devices->empty())
       if (const json::Object *device = devices->front().getAsObject())
-        probe.device = getString(*device, "name");
+        probe.device = getString(*device, wire::kName);
   return probe;
 }
 
@@ -472,6 +367,6 @@ llvm::Error cuda_agent::runJobs(llvm::StringRef runner, llvm::StringRef dir,
   if (*rc != 0)
     return llvm::createStringError(
         "cuda-agent-run --jobs failed (exit %d): %s", *rc,
-        getString(*summary->getAsObject(), "error").c_str());
+        getString(*summary->getAsObject(), wire::kError).c_str());
   return llvm::Error::success();
 }

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/KernelDb/KernelDb.h"
-#include "cuda-agent/Runner/RunnerClient.h"
+#include "cuda-agent/KernelDb/ResultImport.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"

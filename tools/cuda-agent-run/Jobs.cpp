@@ -1,29 +1,28 @@
-//===- Jobs.cpp - Verification jobs written by the compiler
-//----------------===//
+//===- Jobs.cpp - Verification jobs written by the compiler -----*- C++ -*-===//
+//
+// jobs.json is checked as strictly as the runner needs (version, hashes,
+// bundle paths inside DIR) and read in full into Protocol.h's JobSet; the
+// jobs then run one after the other, each result written as soon as its
+// verification ends.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Jobs.h"
 
-#include <ctime>
+#include "Result.h"
+
 #include <fstream>
 #include <iostream>
+#include <iterator>
 
 using namespace mlir::cuda_agent;
 using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 namespace {
-/// The current UTC time as ISO 8601, e.g. "2026-11-30T01:22:21Z".
-std::string utcNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 [[noreturn]] void badJobs(const fs::path &dir, const std::string &message) {
-  throw RunnerError(kExitUsage, (dir / "jobs.json").string() + ": " + message);
+  throw RunnerError(kExitUsage,
+                    (dir / kJobsFileName).string() + ": " + message);
 }
 
 /// A path inside the jobs directory: relative, without "..".
@@ -40,100 +39,157 @@ fs::path inside(const fs::path &dir, const json &value, const char *what) {
                        "' leaves the jobs directory");
   return dir / relative;
 }
+
+/// The string at `key` of `object`, or "" when it is missing or not a string.
+std::string getString(const json &object, const char *key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+/// The integer at `key` of `object`, or `fallback`.
+int64_t getInteger(const json &object, const char *key, int64_t fallback) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_number_integer() ? it->get<int64_t>()
+                                                       : fallback;
+}
+
+/// Everything the compiler wrote about one candidate (Protocol.h).
+JobCandidate readCandidate(const json &candidate) {
+  return {getString(candidate, wire::kName),
+          getString(candidate, wire::kAgent),
+          getString(candidate, wire::kModel),
+          getString(candidate, wire::kPromptVersion),
+          unsigned(getInteger(candidate, wire::kTurn, 1)),
+          getString(candidate, wire::kBundle)};
+}
 } // namespace
 
 JobsFile mlir::cuda_agent::loadJobs(const fs::path &dir) {
-  std::ifstream in(dir / "jobs.json");
+  std::ifstream in(dir / kJobsFileName);
   if (!in)
     throw RunnerError(kExitUsage,
-                      "cannot read " + (dir / "jobs.json").string());
+                      "cannot read " + (dir / kJobsFileName).string());
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  return parseJobs(text, dir);
+}
+
+JobsFile mlir::cuda_agent::parseJobs(std::string_view text,
+                                     const fs::path &dir) {
   JobsFile file;
   file.dir = dir;
-  file.jobs = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  const json &jobs = file.jobs;
+  const json jobs = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!jobs.is_object())
     badJobs(dir, "not a JSON object");
-  if (jobs.value("version", 0) != kJobsVersion)
-    badJobs(dir, "version " + jobs.value("version", json(nullptr)).dump() +
+  if (jobs.value(wire::kVersion, 0) != kJobsVersion)
+    badJobs(dir, "version " + jobs.value(wire::kVersion, json(nullptr)).dump() +
                      " (this runner reads version " +
                      std::to_string(kJobsVersion) + ")");
-  if (!jobs.contains("jobs") || !jobs["jobs"].is_array())
+  if (!jobs.contains(wire::kJobs) || !jobs[wire::kJobs].is_array())
     badJobs(dir, "'jobs' must be an array");
+  if (jobs.contains(wire::kMinSpeedup) && jobs[wire::kMinSpeedup].is_number())
+    file.minSpeedup = jobs[wire::kMinSpeedup].get<double>();
+  if (jobs.contains(wire::kTimeout) && jobs[wire::kTimeout].is_number())
+    file.timeoutSeconds = jobs[wire::kTimeout].get<double>();
+  if (jobs.contains(wire::kTrials) && jobs[wire::kTrials].is_number_integer())
+    file.trials = std::max(1, jobs[wire::kTrials].get<int>());
+
+  JobSet &set = file.set;
+  set.chip = getString(jobs, wire::kChip);
+  set.cudaVersion = getString(jobs, wire::kCuda);
+  set.contractVersion = int(getInteger(jobs, wire::kContract, 0));
+  set.minSpeedup = file.minSpeedup.value_or(kDefaultMinSpeedup);
+  set.timeoutSeconds =
+      unsigned(getInteger(jobs, wire::kTimeout, kDefaultTimeoutSeconds));
+  set.trials = unsigned(getInteger(jobs, wire::kTrials, kDefaultTrials));
+
   size_t index = 0;
-  for (const json &job : jobs["jobs"]) {
+  for (const json &job : jobs[wire::kJobs]) {
     ++index;
-    if (!job.is_object() || !job.contains("hash") || !job["hash"].is_string())
+    if (!job.is_object() || !job.contains(wire::kHash) ||
+        !job[wire::kHash].is_string())
       badJobs(dir, "job " + std::to_string(index) + " has no hash");
-    fs::path hash = job["hash"].get<std::string>();
+    fs::path hash = job[wire::kHash].get<std::string>();
     if (hash.has_parent_path() || hash == ".." || hash == ".")
       badJobs(dir, "job " + std::to_string(index) + " has a bad hash");
-    JobsFile::Job entry{
-        job["hash"].get<std::string>(),
-        job.value("function", std::string("?")),
-        inside(dir, job.value("reference", json()), "reference"),
+    JobsFile::CheckedJob entry{
+        job[wire::kHash].get<std::string>(),
+        job.value(wire::kFunction, std::string("?")),
+        inside(dir, job.value(wire::kReference, json()), "reference"),
         {}};
-    for (const json &candidate : job.value("candidates", json::array()))
+    Job written{entry.hash,
+                getString(job, wire::kFunction),
+                getString(job, wire::kRegion),
+                getString(job, wire::kKind),
+                getString(job, wire::kReference),
+                {},
+                getInteger(job, wire::kFlops, 0),
+                getInteger(job, wire::kBytes, 0),
+                getString(job, wire::kRegionMlir)};
+    for (const json &candidate : job.value(wire::kCandidates, json::array())) {
       entry.candidates.push_back(
-          inside(dir, candidate.value("bundle", json()), "bundle"));
+          inside(dir, candidate.value(wire::kBundle, json()), "bundle"));
+      written.candidates.push_back(readCandidate(candidate));
+    }
     file.list.push_back(std::move(entry));
+    set.jobs.push_back(std::move(written));
   }
   return file;
 }
 
 json mlir::cuda_agent::runJobs(const JobsFile &file, const json &device,
-                               const VerifyOptions &base) {
-  const json &jobs = file.jobs;
+                               const VerifyOptions &base,
+                               const VerifyJobFunction &verify) {
   VerifyOptions options = base;
   options.time = true;
-  if (jobs.contains("min_speedup") && jobs["min_speedup"].is_number())
-    options.minSpeedup = jobs["min_speedup"].get<double>();
-  if (jobs.contains("timeout") && jobs["timeout"].is_number())
-    options.timeoutSeconds = jobs["timeout"].get<double>();
-  if (jobs.contains("trials") && jobs["trials"].is_number_integer())
-    options.trials = std::max(1, jobs["trials"].get<int>());
+  if (file.minSpeedup)
+    options.minSpeedup = *file.minSpeedup;
+  if (file.timeoutSeconds)
+    options.timeoutSeconds = *file.timeoutSeconds;
+  if (file.trials)
+    options.trials = *file.trials;
 
-  json summary = {
-      {"status", "ok"}, {"device", device}, {"jobs", json::array()}};
+  json summary = {{wire::kStatus, wire::kStatusOk},
+                  {wire::kDevice, device},
+                  {wire::kJobs, json::array()}};
   size_t index = 0, total = file.list.size();
-  for (const JobsFile::Job &job : file.list) {
+  for (const JobsFile::CheckedJob &job : file.list) {
     ++index;
     const std::string &hash = job.hash;
     const std::vector<fs::path> &candidates = job.candidates;
-    json entry = {{"hash", hash}, {"candidates", candidates.size()}};
+    json entry = {{wire::kHash, hash}, {wire::kCandidates, candidates.size()}};
     json result;
     ExitCode exitCode = kExitOk;
     if (candidates.empty()) {
-      result = {{"status", "ok"}, {"candidates", json::array()}};
+      result = {{wire::kStatus, wire::kStatusOk},
+                {wire::kCandidates, json::array()}};
     } else {
       try {
-        result = verifyBundles(job.reference, candidates, options, exitCode);
+        result = verify(job.reference, candidates, options, exitCode);
       } catch (const RunnerError &error) {
         exitCode = error.exitCode();
-        result = {{"status", "error"}, {"error", error.what()}};
+        result = {{wire::kStatus, wire::kStatusError},
+                  {wire::kError, error.what()}};
       }
     }
-    result["device"] = device;
-    result["verified_at"] = utcNow();
-    result["exit_code"] = int(exitCode);
-    int accepted = 0;
-    for (const json &candidate : result.value("candidates", json::array()))
-      accepted += candidate.value("accepted", false) ? 1 : 0;
-    fs::path resultPath = file.dir / hash / "result.json";
+    result = makeJobResult(std::move(result), device, utcNow(), exitCode);
+    int accepted = countAccepted(result);
+    fs::path resultPath = file.dir / hash / kResultFileName;
     std::ofstream out(resultPath);
     out << result.dump(1) << "\n";
     if (!out)
       throw RunnerError(kExitIo, "cannot write " + resultPath.string());
-    entry["exit_code"] = int(exitCode);
-    entry["accepted"] = accepted;
-    entry["result"] = (fs::path(hash) / "result.json").string();
+    entry[wire::kExitCode] = int(exitCode);
+    entry[wire::kAccepted] = accepted;
+    entry["result"] = (fs::path(hash) / kResultFileName).string();
     std::cerr << "cuda-agent-run: job " << index << "/" << total << " "
               << hash.substr(0, 12) << " (" << job.function
               << "): " << candidates.size() << " candidate(s), " << accepted
               << " accepted";
-    if (result.contains("error"))
-      std::cerr << "; error: " << result["error"].get<std::string>();
+    if (result.contains(wire::kError))
+      std::cerr << "; error: " << result[wire::kError].get<std::string>();
     std::cerr << std::endl;
-    summary["jobs"].push_back(entry);
+    summary[wire::kJobs].push_back(entry);
   }
   return summary;
 }

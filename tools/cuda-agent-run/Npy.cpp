@@ -25,8 +25,8 @@ namespace {
 /// Scans the header dict `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`.
 class HeaderScanner {
 public:
-  HeaderScanner(const std::string &text, const fs::path &path)
-      : text(text), path(path) {}
+  HeaderScanner(const std::string &text, const std::string &name)
+      : text(text), name(name) {}
 
   NpyArray scan() {
     NpyArray array;
@@ -59,7 +59,7 @@ public:
 
 private:
   [[noreturn]] void fail(const std::string &message) const {
-    throw RunnerError(kExitUsage, path.string() + ": bad .npy header: " + message);
+    throw RunnerError(kExitUsage, name + ": bad .npy header: " + message);
   }
   void skipSpace() {
     while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos])))
@@ -112,7 +112,7 @@ private:
   }
 
   const std::string &text;
-  const fs::path &path;
+  const std::string &name;
   size_t pos = 0;
 };
 
@@ -126,12 +126,16 @@ size_t descrItemSize(const std::string &descr) {
 } // namespace
 
 NpyArray mlir::cuda_agent::readNpy(const fs::path &path) {
-  auto fail = [&](const std::string &message) -> RunnerError {
-    return RunnerError(kExitUsage, path.string() + ": " + message);
-  };
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw fail("cannot open");
+    throw RunnerError(kExitUsage, path.string() + ": cannot open");
+  return readNpy(in, path.string());
+}
+
+NpyArray mlir::cuda_agent::readNpy(std::istream &in, const std::string &name) {
+  auto fail = [&](const std::string &message) -> RunnerError {
+    return RunnerError(kExitUsage, name + ": " + message);
+  };
   char preamble[8];
   if (!in.read(preamble, 8) || std::memcmp(preamble, kMagic, kMagicSize) != 0)
     throw fail("not a .npy file");
@@ -148,7 +152,7 @@ NpyArray mlir::cuda_agent::readNpy(const fs::path &path) {
   if (!in.read(header.data(), headerLength))
     throw fail("truncated header");
 
-  NpyArray array = HeaderScanner(header, path).scan();
+  NpyArray array = HeaderScanner(header, name).scan();
   size_t itemSize = descrItemSize(array.descr);
   if (itemSize == 0)
     throw fail("unsupported dtype descr '" + array.descr + "'");

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct NpyArray {
 /// malformed header and a data size that does not match descr and shape.
 /// Throws RunnerError(kExitUsage) naming the file.
 NpyArray readNpy(const std::filesystem::path &path);
+
+/// readNpy() on the bytes of `in`; `name` stands for the file in errors.
+NpyArray readNpy(std::istream &in, const std::string &name);
 
 /// Writes a version 1.0 .npy file, header padded to 64 bytes. Throws
 /// RunnerError(kExitIo) when the file cannot be written.

@@ -249,6 +249,10 @@ Plan mlir::cuda_agent::loadPlan(const fs::path &bundle) {
   std::ifstream in(planPath);
   if (!in)
     throw RunnerError(kExitUsage, "cannot open '" + planPath.string() + "'");
+  return parsePlan(in, bundle);
+}
+
+Plan mlir::cuda_agent::parsePlan(std::istream &in, const fs::path &bundle) {
   json root;
   try {
     root = json::parse(in);
@@ -316,4 +320,40 @@ Plan mlir::cuda_agent::loadPlan(const fs::path &bundle) {
     plan.launches.push_back(std::move(launch));
   }
   return plan;
+}
+
+std::string mlir::cuda_agent::findInterfaceMismatch(const Plan &reference,
+                                                    const Plan &candidate) {
+  auto find = [](const Plan &plan, const std::string &name) -> const BufferSpec * {
+    for (const BufferSpec &buffer : plan.buffers)
+      if (buffer.name == name)
+        return &buffer;
+    return nullptr;
+  };
+  for (const BufferSpec &want : reference.buffers) {
+    if (want.role == Role::Temp)
+      continue;
+    const BufferSpec *have = find(candidate, want.name);
+    std::string prefix = "plan mismatch: candidate buffer " + want.name + " has ";
+    if (!have)
+      return "plan mismatch: candidate lacks buffer " + want.name + " (" +
+             getRoleName(want.role) + ") of the reference";
+    if (have->role != want.role)
+      return prefix + "role " + getRoleName(have->role) + " but reference has " +
+             getRoleName(want.role);
+    if (have->dtype != want.dtype)
+      return prefix + "dtype " + getInfo(have->dtype).name +
+             " but reference has " + getInfo(want.dtype).name;
+    if (have->shape != want.shape)
+      return prefix + "shape " + formatDims(have->shape) + " but reference has " +
+             formatDims(want.shape);
+  }
+  for (const BufferSpec &have : candidate.buffers) {
+    const BufferSpec *want = find(reference, have.name);
+    if (have.role != Role::Temp && (!want || want->role == Role::Temp))
+      return "plan mismatch: candidate has buffer " + have.name + " (" +
+             getRoleName(have.role) +
+             ") that the reference lacks (only temps may differ)";
+  }
+  return "";
 }

@@ -4,7 +4,8 @@
 // (cubin, fatbin or PTX). The plan lists named buffers (shape, element type,
 // role) and an ordered list of kernel launches over them. loadPlan() reads and
 // fully validates a bundle before anything touches the GPU, so that a bad plan
-// fails with exit code 2 and a message naming the launch at fault.
+// fails with exit code 2 and a message naming the launch at fault; the
+// interface check compares a candidate's plan with the reference's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <iosfwd>
 #include <map>
 #include <string>
 #include <vector>
@@ -91,6 +93,16 @@ inline constexpr const char kWorkspaceName[] = "workspace";
 /// RunnerError(kExitUsage) naming the buffer or launch (index
 /// and kernel) at fault.
 Plan loadPlan(const std::filesystem::path &bundle);
+
+/// loadPlan() on the text of a plan.json read from `in`; the object files
+/// it names are read from `bundle`.
+Plan parsePlan(std::istream &in, const std::filesystem::path &bundle);
+
+/// Returns "" when `candidate` has exactly the reference's input, inout and
+/// output buffers (name, shape, dtype, role; temps may differ), else a reason
+/// starting with "plan mismatch: ". Verification checks it before any
+/// process touches the GPU.
+std::string findInterfaceMismatch(const Plan &reference, const Plan &candidate);
 
 } // namespace mlir::cuda_agent
 

@@ -14,6 +14,7 @@
 #include "Child.h"
 #include "Driver.h"
 #include "Inputs.h"
+#include "Result.h"
 #include "Runner.h"
 #include "Tolerance.h"
 
@@ -50,61 +51,6 @@ std::vector<std::string> VerifyOptions::toChildArgs() const {
   if (!childTestFault.empty())
     args.push_back("--child-test-fault=" + childTestFault);
   return args;
-}
-
-std::string mlir::cuda_agent::findInterfaceMismatch(const Plan &reference,
-                                                    const Plan &candidate) {
-  auto find = [](const Plan &plan, const std::string &name) -> const BufferSpec * {
-    for (const BufferSpec &buffer : plan.buffers)
-      if (buffer.name == name)
-        return &buffer;
-    return nullptr;
-  };
-  for (const BufferSpec &want : reference.buffers) {
-    if (want.role == Role::Temp)
-      continue;
-    const BufferSpec *have = find(candidate, want.name);
-    std::string prefix = "plan mismatch: candidate buffer " + want.name + " has ";
-    if (!have)
-      return "plan mismatch: candidate lacks buffer " + want.name + " (" +
-             getRoleName(want.role) + ") of the reference";
-    if (have->role != want.role)
-      return prefix + "role " + getRoleName(have->role) + " but reference has " +
-             getRoleName(want.role);
-    if (have->dtype != want.dtype)
-      return prefix + "dtype " + getInfo(have->dtype).name +
-             " but reference has " + getInfo(want.dtype).name;
-    if (have->shape != want.shape)
-      return prefix + "shape " + formatDims(have->shape) + " but reference has " +
-             formatDims(want.shape);
-  }
-  for (const BufferSpec &have : candidate.buffers) {
-    const BufferSpec *want = find(reference, have.name);
-    if (have.role != Role::Temp && (!want || want->role == Role::Temp))
-      return "plan mismatch: candidate has buffer " + have.name + " (" +
-             getRoleName(have.role) +
-             ") that the reference lacks (only temps may differ)";
-  }
-  return "";
-}
-
-/// The candidate entry of the summary before any verdict details.
-static json makeEntry(const fs::path &bundle) {
-  return {{"bundle", fs::absolute(bundle).string()},
-          {"verify", "fail"},
-          {"reason", ""},
-          {"trials", json::array()},
-          {"ref_us", nullptr},
-          {"cand_us", nullptr},
-          {"speedup", nullptr},
-          {"decision", "not-timed"},
-          {"accepted", false}};
-}
-
-static json makeFailedEntry(const fs::path &bundle, const std::string &reason) {
-  json entry = makeEntry(bundle);
-  entry["reason"] = reason;
-  return entry;
 }
 
 static json describeTiming(const TimingStats &stats, int warmup) {
@@ -161,7 +107,7 @@ public:
   Verifier(const Driver &driver, const Plan &reference, const Plan &candidate,
            const VerifyOptions &options)
       : reference(reference), candidate(candidate), options(options),
-        entry(makeEntry(candidate.bundle)),
+        entry(makeCandidateEntry(candidate.bundle)),
         refRunner(asReference([&] {
           return std::make_unique<PlanRunner>(driver, reference, options.device);
         })) {
@@ -194,12 +140,9 @@ public:
       runTrials();
       if (options.time)
         runTiming();
-      entry["verify"] = "pass";
-      entry["accepted"] = entry["decision"] == "faster";
+      markPassed(entry);
     } catch (const CandidateRejected &rejection) {
-      entry["verify"] = "fail";
-      entry["reason"] = rejection.what();
-      entry["accepted"] = false;
+      markFailed(entry, rejection.what());
     }
     return entry;
   }
@@ -434,16 +377,12 @@ private:
     asReference([&] { refRunner->scrub(); });
     TimingStats refStats = summarizeTimes(refTimes);
     TimingStats candStats = summarizeTimes(candTimes);
-    double speedup = refStats.medianUs / candStats.medianUs;
     uint64_t bytes = 0;
     for (const std::vector<Port> *ports : {&inputs, &outputs})
       for (const Port &port : *ports)
         bytes += port.spec->numBytes();
     double floorUs = double(bytes) / options.rooflineBw * 1e6;
-    entry["ref_us"] = refStats.medianUs;
-    entry["cand_us"] = candStats.medianUs;
-    entry["speedup"] = speedup;
-    entry["decision"] = speedup >= options.minSpeedup ? "faster" : "slower";
+    recordTiming(entry, refStats.medianUs, candStats.medianUs, options.minSpeedup);
     entry["roofline_floor_us"] = floorUs;
     entry["ref_time"] = describeTiming(refStats, options.warmup);
     entry["cand_time"] = describeTiming(candStats, options.warmup);
@@ -526,10 +465,7 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
                                      ExitCode &exitCode) {
   exitCode = kExitOk;
   Plan reference = withContext("reference", [&] { return loadPlan(referencePath); });
-  json summary = {{"status", "ok"},
-                  {"reference", {{"bundle", fs::absolute(referencePath).string()},
-                                 {"time", nullptr}}},
-                  {"candidates", json::array()}};
+  json summary = makeVerifySummary(referencePath);
 
   // Every plan is checked before any child touches the GPU.
   std::vector<json> entries;
@@ -542,7 +478,8 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
     } catch (const RunnerError &error) {
       reason = std::string("bad plan: ") + error.what();
     }
-    entries.push_back(reason.empty() ? makeEntry(path) : makeFailedEntry(path, reason));
+    entries.push_back(reason.empty() ? makeCandidateEntry(path)
+                                     : makeFailedCandidateEntry(path, reason));
     runnable.push_back(reason.empty());
     if (!reason.empty())
       rejected.push_back(path.string() + ": " + reason);
@@ -570,26 +507,26 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
     } else if (exited && result.value("status", "") == "error") {
       // The child could not verify at all: the reference failed, or there is
       // no GPU. Nothing else can run either.
-      summary["status"] = "error";
-      summary["error"] = result.value("error", std::string("unknown error"));
+      summary[wire::kStatus] = wire::kStatusError;
+      summary[wire::kError] = result.value("error", std::string("unknown error"));
       exitCode = ExitCode(result.value("exit_code", int(kExitCuda)));
       break;
     } else {
-      entries[i] = makeFailedEntry(candidatePaths[i],
+      entries[i] = makeFailedCandidateEntry(candidatePaths[i],
                                    "runner " + child.describe() +
                                        (exited ? " without a result" : ""));
     }
   }
   for (json &entry : entries)
-    summary["candidates"].push_back(std::move(entry));
+    summary[wire::kCandidates].push_back(std::move(entry));
 
-  if (summary["status"] == "ok" && !rejected.empty()) {
-    summary["status"] = "error";
+  if (summary[wire::kStatus] == wire::kStatusOk && !rejected.empty()) {
+    summary[wire::kStatus] = wire::kStatusError;
     std::string message = std::to_string(rejected.size()) + " candidate plan" +
                           (rejected.size() == 1 ? "" : "s") + " rejected";
     for (const std::string &reason : rejected)
       message += "; " + reason;
-    summary["error"] = message;
+    summary[wire::kError] = message;
     exitCode = kExitUsage;
   }
   return summary;

@@ -26,6 +26,8 @@
 #include "Error.h"
 #include "Plan.h"
 
+#include "cuda-agent/Runner/Protocol.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -35,16 +37,16 @@
 namespace mlir::cuda_agent {
 
 struct VerifyOptions {
-  int trials = 4;  ///< one per distribution of kTrialDistributions
+  int trials = kDefaultTrials; ///< one per distribution of kTrialDistributions
   uint64_t seed = 0;
   int device = 0;
   bool time = false;
   int warmup = 5;
   int runs = 20;
-  double minSpeedup = 1.05;      ///< "faster" needs ref/cand >= this
-  double rooflineBw = 4.23e12;   ///< bytes/s; H200 device-to-device copy
+  double minSpeedup = kDefaultMinSpeedup; ///< "faster" needs ref/cand >= this
+  double rooflineBw = kDefaultRooflineBandwidth; ///< bytes/s; device copy
   double rooflineMargin = 0.9;   ///< reject times below margin x floor
-  double timeoutSeconds = 20;    ///< per candidate child
+  double timeoutSeconds = kDefaultTimeoutSeconds; ///< per candidate child
   /// Testing only: makes the child "hang", "crash" or "exit" (without a
   /// result) before it touches the driver, to exercise the watchdog.
   std::string childTestFault;
@@ -52,11 +54,6 @@ struct VerifyOptions {
   /// The command-line options that reproduce these settings in a child.
   std::vector<std::string> toChildArgs() const;
 };
-
-/// Returns "" when `candidate` has exactly the reference's input, inout and
-/// output buffers (name, shape, dtype, role; temps may differ), else a reason
-/// starting with "plan mismatch: ".
-std::string findInterfaceMismatch(const Plan &reference, const Plan &candidate);
 
 /// --verify: checks every plan, runs one child per candidate and returns the
 /// combined summary. Sets `exitCode`: kExitOk, kExitUsage when a candidate

@@ -26,11 +26,14 @@
 #include "Runner.h"
 #include "Verify.h"
 
+#include "cuda-agent/Runner/Protocol.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <cstdio>
 #include <iomanip>
 #include <iostream>
 
@@ -38,7 +41,23 @@ using namespace mlir::cuda_agent;
 using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
-static const char kUsage[] =
+/// A default as the help prints it: "%g" without the exponent's "+" and
+/// leading zeros ("1.05", "4.23e12").
+static std::string formatDefault(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  std::string result = text;
+  size_t e = result.find('e');
+  if (e == std::string::npos)
+    return result;
+  std::string exponent = result.substr(e + 1);
+  bool negative = exponent[0] == '-';
+  exponent.erase(0, exponent.find_first_not_of("+-0"));
+  return result.substr(0, e + 1) + (negative ? "-" : "") + exponent;
+}
+
+static std::string getUsage() {
+  return
     "usage: cuda-agent-run --probe\n"
     "       cuda-agent-run BUNDLE [--inputs DIR] [--out DIR] [--seed N]\n"
     "                      [--device N] [--time] [--warmup N] [--runs N] [--json]\n"
@@ -63,13 +82,18 @@ static const char kUsage[] =
     "Verification (--verify): checks each candidate bundle against the reference\n"
     "bundle REF in a child process of its own, on fresh inputs per trial.\n"
     "  --trials N        trials, cycling normal, uniform+offset, small-int,\n"
-    "                    large-normal inputs (default 4)\n"
+    "                    large-normal inputs (default " +
+        std::to_string(kDefaultTrials) + ")\n"
     "  --time            time passing candidates interleaved with the reference\n"
     "                    (default 5 warm-up and 20 timed runs each)\n"
-    "  --min-speedup X   ref/cand time ratio that counts as faster (default 1.05)\n"
+    "  --min-speedup X   ref/cand time ratio that counts as faster (default " +
+        formatDefault(kDefaultMinSpeedup) + ")\n"
     "  --roofline-bw B   bytes/s for the roofline floor; a candidate faster than\n"
-    "                    0.9 x floor is rejected as suspicious (default 4.23e12)\n"
-    "  --timeout S       seconds before a candidate's child is killed (default 20)\n"
+    "                    " + formatDefault(VerifyOptions().rooflineMargin) +
+        " x floor is rejected as suspicious (default " +
+        formatDefault(kDefaultRooflineBandwidth) + ")\n"
+    "  --timeout S       seconds before a candidate's child is killed (default " +
+        std::to_string(kDefaultTimeoutSeconds) + ")\n"
     "\n"
     "Jobs (--jobs DIR): runs the verification jobs that the compiler wrote with\n"
     "--agent-lower=\"verify=bundle:DIR\": one timed --verify per region, with\n"
@@ -81,6 +105,7 @@ static const char kUsage[] =
     "candidate plan that does not load or match the reference), 3 CUDA error\n"
     "(for --verify: in the reference, or no GPU), 4 plan wrote outside a buffer\n"
     "or into an input (for --verify: the reference did).\n";
+}
 
 namespace {
 
@@ -139,7 +164,7 @@ Options parseOptions(int argc, char **argv) {
       return argv[++i];
     };
     if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
+      std::cout << getUsage();
       std::exit(kExitOk);
     } else if (arg == "--probe") {
       options.mode = Mode::Probe;
@@ -242,15 +267,15 @@ Options parseOptions(int argc, char **argv) {
 }
 
 json describeDevice(const DeviceInfo &device) {
-  return {{"name", device.name},
-          {"arch", device.arch},
-          {"memory_bytes", device.memoryBytes}};
+  return {{wire::kName, device.name},
+          {wire::kArch, device.arch},
+          {wire::kMemoryBytes, device.memoryBytes}};
 }
 
 /// --probe: never fails; a missing driver or GPU is reported in the JSON.
 json probe() {
-  json result = {{"gpu", false}, {"devices", json::array()}, {"arch", nullptr},
-                 {"driver", nullptr}};
+  json result = {{wire::kGpu, false}, {wire::kDevices, json::array()},
+                 {wire::kArch, nullptr}, {"driver", nullptr}};
   try {
     Driver driver;
     int version = 0;
@@ -260,14 +285,14 @@ json probe() {
     int count = 0;
     CU_CHECK(driver, cuDeviceGetCount, &count);
     for (int i = 0; i < count; ++i)
-      result["devices"].push_back(describeDevice(queryDevice(driver, i)));
+      result[wire::kDevices].push_back(describeDevice(queryDevice(driver, i)));
     if (count == 0)
       throw RunnerError(kExitCuda, "no CUDA device");
-    result["gpu"] = true;
-    result["arch"] = result["devices"][0]["arch"];
+    result[wire::kGpu] = true;
+    result[wire::kArch] = result[wire::kDevices][0][wire::kArch];
   } catch (const RunnerError &error) {
-    result["gpu"] = false;
-    result["error"] = error.what();
+    result[wire::kGpu] = false;
+    result[wire::kError] = error.what();
   }
   return result;
 }
@@ -393,18 +418,18 @@ json runBundle(const Options &options, ExitCode &exitCode) {
 /// The human table for --verify, on stderr.
 void printVerifySummary(const json &summary) {
   std::cerr << "cuda-agent-run: verified against "
-            << summary["reference"]["bundle"].get<std::string>() << "\n";
-  for (const json &entry : summary["candidates"]) {
-    std::string name = fs::path(entry["bundle"].get<std::string>()).filename();
+            << summary[wire::kReference][wire::kBundle].get<std::string>() << "\n";
+  for (const json &entry : summary[wire::kCandidates]) {
+    std::string name = fs::path(entry[wire::kBundle].get<std::string>()).filename();
     std::cerr << "  " << std::left << std::setw(24) << name << " "
-              << std::setw(5) << entry["verify"].get<std::string>() << " "
-              << std::setw(10) << entry["decision"].get<std::string>();
-    if (entry["speedup"].is_number())
-      std::cerr << " x" << std::setprecision(3) << entry["speedup"].get<double>()
-                << " (" << entry["ref_us"].get<double>() << " -> "
-                << entry["cand_us"].get<double>() << " us)";
-    if (!entry["reason"].get<std::string>().empty())
-      std::cerr << " " << entry["reason"].get<std::string>();
+              << std::setw(5) << entry[wire::kVerify].get<std::string>() << " "
+              << std::setw(10) << entry[wire::kDecision].get<std::string>();
+    if (entry[wire::kSpeedup].is_number())
+      std::cerr << " x" << std::setprecision(3) << entry[wire::kSpeedup].get<double>()
+                << " (" << entry[wire::kRefUs].get<double>() << " -> "
+                << entry[wire::kCandUs].get<double>() << " us)";
+    if (!entry[wire::kReason].get<std::string>().empty())
+      std::cerr << " " << entry[wire::kReason].get<std::string>();
     std::cerr << "\n";
   }
 }
@@ -444,14 +469,14 @@ int main(int argc, char **argv) {
     if (options.mode == Mode::Jobs) {
       JobsFile jobs = loadJobs(options.jobs); // before the GPU: usage errors first
       json device = probe();
-      if (!device["gpu"].get<bool>())
+      if (!device[wire::kGpu].get<bool>())
         throw RunnerError(kExitCuda, "--jobs needs a GPU: " +
-                                         device.value("error", std::string()));
-      if (size_t(options.device) >= device["devices"].size())
+                                         device.value(wire::kError, std::string()));
+      if (size_t(options.device) >= device[wire::kDevices].size())
         throw RunnerError(kExitCuda, "--device " + std::to_string(options.device) +
                                          ": no such device");
-      json summary = runJobs(jobs, device["devices"][options.device],
-                             options.verify);
+      json summary = runJobs(jobs, device[wire::kDevices][options.device],
+                             options.verify, verifyBundles);
       std::cout << summary.dump() << std::endl;
       return kExitOk;
     }
@@ -462,10 +487,10 @@ int main(int argc, char **argv) {
           std::vector<fs::path>(options.bundles.begin() + 1, options.bundles.end()),
           options.verify, exitCode);
       std::cout << summary.dump() << std::endl;
-      if (summary.contains("error"))
-        std::cerr << "cuda-agent-run: error: " << summary["error"].get<std::string>()
+      if (summary.contains(wire::kError))
+        std::cerr << "cuda-agent-run: error: " << summary[wire::kError].get<std::string>()
                   << "\n";
-      if (!options.jsonOnly && summary.contains("candidates"))
+      if (!options.jsonOnly && summary.contains(wire::kCandidates))
         printVerifySummary(summary);
       return exitCode;
     }
@@ -479,16 +504,18 @@ int main(int argc, char **argv) {
       printHumanSummary(summary);
     return exitCode;
   } catch (const RunnerError &error) {
-    std::cout << json{{"status", "error"}, {"error", error.what()},
-                      {"exit_code", int(error.exitCode())}}
+    std::cout << json{{wire::kStatus, wire::kStatusError},
+                      {wire::kError, error.what()},
+                      {wire::kExitCode, int(error.exitCode())}}
                      .dump()
               << std::endl;
     std::cerr << "cuda-agent-run: error: " << error.what() << "\n";
     return error.exitCode();
   } catch (const std::exception &error) {
     // Filesystem or allocation failures that escaped a more specific check.
-    std::cout << json{{"status", "error"}, {"error", error.what()},
-                      {"exit_code", int(kExitIo)}}
+    std::cout << json{{wire::kStatus, wire::kStatusError},
+                      {wire::kError, error.what()},
+                      {wire::kExitCode, int(kExitIo)}}
                      .dump()
               << std::endl;
     std::cerr << "cuda-agent-run: error: " << error.what() << "\n";

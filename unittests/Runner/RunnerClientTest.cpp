@@ -1,9 +1,9 @@
-//===- RunnerClientTest.cpp - Jobs, results, decisions, import ------------===//
+//===- RunnerClientTest.cpp - Jobs, results, decisions --------------------===//
 //
 // The compiler's side of the runner protocol on files the test writes: the
-// jobs file round trip and its errors, reading results (missing, partial),
-// the decision rules, and the import of accepted candidates into a real
-// SQLite kernel database.
+// jobs file round trip and its errors, reading results (missing, partial)
+// and the decision rules. The import into the kernel database is tested in
+// unittests/KernelDb.
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,43 +157,6 @@ TEST_F(RunnerClientTest, FailuresAndPartialResultsGiveReasons) {
   ASSERT_FALSE(bool(results));
   EXPECT_NE(llvm::toString(results.takeError()).find("result.json"),
             std::string::npos);
-}
-
-TEST_F(RunnerClientTest, ImportStoresAcceptedKernelsAndOneDecision) {
-  JobSet jobs = makeJobs();
-  ASSERT_FALSE(llvm::errorToBool(writeJobSet(dir, jobs)));
-  write("ab12/result.json", R"({"status": "ok",
-    "device": {"name": "NVIDIA H200"}, "verified_at": "2026-11-30T01:00:00Z",
-    "candidates": [
-      {"verify": "pass", "reason": "", "ref_us": 10, "cand_us": 20,
-       "speedup": 0.5, "accepted": false},
-      {"verify": "pass", "reason": "", "ref_us": 10, "cand_us": 4,
-       "speedup": 2.5, "accepted": true}]})");
-  llvm::Expected<std::unique_ptr<KernelDb>> db =
-      KernelDb::open(path("k.db"), /*create=*/true);
-  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
-  llvm::Expected<ImportedResults> imported = importJobResults(**db, dir);
-  ASSERT_TRUE(bool(imported)) << llvm::toString(imported.takeError());
-  EXPECT_EQ(imported->jobsRun, 1);
-  EXPECT_EQ(imported->kernelsAdded, 1);
-  EXPECT_EQ(imported->decisions, 1);
-
-  llvm::Expected<std::optional<KernelRecord>> best =
-      (*db)->bestKernel({"ab12", "sm_90", "13.0", 1});
-  ASSERT_TRUE(bool(best));
-  ASSERT_TRUE(best->has_value());
-  EXPECT_EQ((*best)->source, "// kernel b\n");
-  EXPECT_EQ((*best)->verifiedOn, "NVIDIA H200");
-  EXPECT_EQ((*best)->createdAt, "2026-11-30T01:00:00Z");
-  EXPECT_DOUBLE_EQ((*best)->speedup, 2.5);
-  EXPECT_EQ((*best)->promptVersion, "prompt-v2");
-
-  llvm::Expected<std::vector<DecisionRecord>> decisions =
-      (*db)->listDecisions();
-  ASSERT_TRUE(bool(decisions));
-  ASSERT_EQ(decisions->size(), 1u);
-  EXPECT_EQ((*decisions)[0].decision, "spliced");
-  EXPECT_EQ((*decisions)[0].kernelId, (*best)->id);
 }
 
 TEST_F(RunnerClientTest, ExplicitRunnerMustBeExecutable) {
