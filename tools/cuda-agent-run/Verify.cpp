@@ -12,11 +12,13 @@
 #include "Verify.h"
 
 #include "Child.h"
+#include "DeviceChecks.h"
 #include "Driver.h"
 #include "Inputs.h"
 #include "Runner.h"
 #include "Tolerance.h"
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -153,18 +155,32 @@ struct Port {
   size_t ref, cand;       ///< buffer indices in either plan
 };
 
-using Bytes = std::vector<uint8_t>;
-using PortData = std::vector<Bytes>; ///< one per port
+/// The inputs of one trial: every filled buffer is the seeded stream of
+/// (seed, its reference buffer index, distribution), generated on the GPU.
+struct TrialInputs {
+  uint64_t seed = 0;
+  Distribution distribution = Distribution::Normal;
+};
+
+/// Per output: the reference's answer and the candidate's first run, both
+/// kept on the device, and the hashes of the previous trial's outputs.
+struct OutputState {
+  CapturedOutput expected; ///< the reference's output, masked
+  CUdeviceptr saved = 0;   ///< the candidate's first run of the trial
+  BufferHash previousRef{}, previousCand{};
+};
 
 class Verifier {
 public:
   Verifier(const Driver &driver, const Plan &reference, const Plan &candidate,
            const VerifyOptions &options)
-      : reference(reference), candidate(candidate), options(options),
+      : driver(driver), reference(reference), candidate(candidate), options(options),
         entry(makeEntry(candidate.bundle)),
         refRunner(asReference([&] {
           return std::make_unique<PlanRunner>(driver, reference, options.device);
-        })) {
+        })),
+        checks(asReference(
+            [&] { return std::make_unique<DeviceChecks>(driver, options.device); })) {
     for (size_t i = 0; i < reference.buffers.size(); ++i) {
       const BufferSpec &buffer = reference.buffers[i];
       if (buffer.role == Role::Temp)
@@ -191,6 +207,7 @@ public:
     try {
       if (!loadFailure.empty())
         throw CandidateRejected(loadFailure);
+      allocateOutputState();
       runTrials();
       if (options.time)
         runTiming();
@@ -205,24 +222,31 @@ public:
   }
 
 private:
-  PortData makeInputs(int trial, Distribution distribution) const {
-    PortData data;
-    for (const Port &port : inputs)
-      data.push_back(generateInput(*port.spec, options.seed * 1000 + trial,
-                                   port.ref, distribution));
-    return data;
+  /// The verifier's own device memory: two copies of every output.
+  void allocateOutputState() {
+    for (const Port &port : outputs) {
+      OutputState state;
+      state.expected.store = checks->allocate(port.spec->numBytes());
+      state.saved = checks->allocate(port.spec->numBytes());
+      states.push_back(state);
+    }
   }
 
-  /// Fills `runner`'s buffers for a run: inputs uploaded, outputs poisoned,
+  static CUdeviceptr pointerOf(PlanRunner &runner, const Port &port, bool isCandidate) {
+    return runner.getBufferPointer(isCandidate ? port.cand : port.ref);
+  }
+
+  /// Fills `runner`'s buffers for a run: inputs generated, outputs poisoned,
   /// temps zeroed.
   void prepare(PlanRunner &runner, const Plan &plan, bool isCandidate,
-               const PortData &data) {
+               const TrialInputs &data) {
     for (size_t b = 0; b < plan.buffers.size(); ++b) {
       const BufferSpec &buffer = plan.buffers[b];
       if (buffer.isFilled()) {
-        for (size_t p = 0; p < inputs.size(); ++p)
-          if ((isCandidate ? inputs[p].cand : inputs[p].ref) == b)
-            runner.upload(b, data[p]);
+        for (const Port &port : inputs)
+          if ((isCandidate ? port.cand : port.ref) == b)
+            checks->generate(runner.getBufferPointer(b), *port.spec, data.seed, port.ref,
+                             data.distribution);
       } else {
         runner.fill(b, buffer.role == Role::Output ? getPoisonByte(buffer.dtype) : 0);
       }
@@ -231,25 +255,19 @@ private:
 
   /// Returns the name of the first pure input whose contents changed, or "".
   std::string findChangedInput(PlanRunner &runner, bool isCandidate,
-                               const PortData &data) {
-    for (size_t p = 0; p < inputs.size(); ++p)
-      if (inputs[p].spec->role == Role::Input &&
-          runner.download(isCandidate ? inputs[p].cand : inputs[p].ref) != data[p])
-        return inputs[p].spec->name;
+                               const TrialInputs &data) {
+    for (const Port &port : inputs)
+      if (port.spec->role == Role::Input &&
+          checks->countChanged(pointerOf(runner, port, isCandidate), *port.spec,
+                               data.seed, port.ref, data.distribution) != 0)
+        return port.spec->name;
     return "";
   }
 
-  PortData downloadOutputs(PlanRunner &runner, bool isCandidate) {
-    PortData data;
-    for (const Port &port : outputs)
-      data.push_back(runner.download(isCandidate ? port.cand : port.ref));
-    return data;
-  }
-
-  /// One checked reference run on fresh allocations. The reference's buffers
-  /// are scrubbed once its outputs are downloaded.
-  PortData runReference(const PortData &data) {
-    return asReference([&] {
+  /// One checked reference run on fresh allocations. Its outputs are
+  /// captured on the device (masked) and its buffers scrubbed.
+  void runReference(const TrialInputs &data) {
+    asReference([&] {
       refRunner->reallocate();
       prepare(*refRunner, reference, false, data);
       refRunner->runChecked();
@@ -258,15 +276,16 @@ private:
       std::string changed = findChangedInput(*refRunner, false, data);
       if (!changed.empty())
         throw RunnerError(kExitChecks, "changed input " + changed);
-      PortData result = downloadOutputs(*refRunner, false);
+      for (size_t o = 0; o < outputs.size(); ++o)
+        checks->capture(pointerOf(*refRunner, outputs[o], false), *outputs[o].spec,
+                        states[o].expected);
       refRunner->scrub();
-      return result;
     });
   }
 
   /// One checked candidate run on its current allocations, outputs poisoned.
-  PortData runCandidate(const PortData &data) {
-    return asCandidate([&] {
+  void runCandidate(const TrialInputs &data) {
+    asCandidate([&] {
       prepare(*candRunner, candidate, true, data);
       candRunner->runChecked();
       for (const std::string &violation : candRunner->findGuardViolations())
@@ -275,32 +294,43 @@ private:
       std::string changed = findChangedInput(*candRunner, true, data);
       if (!changed.empty())
         throw CandidateRejected("changed input " + changed);
-      return downloadOutputs(*candRunner, true);
     });
   }
 
-  /// The first element where `a` and `b` differ bitwise, as "[i, j] (x vs y)".
-  std::string describeFirstDifference(const Port &port, const Bytes &a,
-                                      const Bytes &b) const {
-    DType type = port.spec->dtype;
-    unsigned size = getInfo(type).size;
-    uint64_t i = 0;
-    while (std::memcmp(a.data() + i * size, b.data() + i * size, size) == 0)
-      ++i;
-    return formatDims(unflattenIndex(i, port.spec->shape)) + " (" +
-           formatValue(decodeFloat(type, a.data() + i * size)) + " vs " +
-           formatValue(decodeFloat(type, b.data() + i * size)) + ")";
+  /// Copies the candidate's outputs into the saved copies.
+  void saveCandidateOutputs() {
+    asCandidate([&] {
+      for (size_t o = 0; o < outputs.size(); ++o)
+        CU_CHECK(driver, cuMemcpyDtoDAsync, states[o].saved,
+                 pointerOf(*candRunner, outputs[o], true), outputs[o].spec->numBytes(),
+                 nullptr);
+      CU_CHECK(driver, cuStreamSynchronize, nullptr);
+    });
+  }
+
+  /// Where the candidate's output `o` first differs from its saved copy, as
+  /// "[i, j] (x vs y)" (saved first), or "" when it does not.
+  std::string describeChangeSinceSaved(size_t o) {
+    return asCandidate([&]() -> std::string {
+      const Port &port = outputs[o];
+      CUdeviceptr now = pointerOf(*candRunner, port, true);
+      std::optional<uint64_t> i = checks->firstDifference(states[o].saved, now, *port.spec);
+      if (!i)
+        return "";
+      return formatDims(unflattenIndex(*i, port.spec->shape)) + " (" +
+             formatValue(checks->readElement(states[o].saved, *port.spec, *i)) + " vs " +
+             formatValue(checks->readElement(now, *port.spec, *i)) + ")";
+    });
   }
 
   /// "got 1.5" or, when the element still holds the poison, "got nan (never
   /// written: still the 0xFF poison)".
-  std::string describeGot(const Port &port, const Bytes &got, uint64_t index,
-                          double value) const {
+  std::string describeGot(const Port &port, uint64_t gotBits, double value) const {
     unsigned size = getInfo(port.spec->dtype).size;
     uint8_t poison = getPoisonByte(port.spec->dtype);
     bool poisoned = true;
     for (unsigned k = 0; k < size; ++k)
-      poisoned &= got[index * size + k] == poison;
+      poisoned &= uint8_t(gotBits >> (8 * k)) == poison;
     char hex[8];
     std::snprintf(hex, sizeof(hex), "0x%02X", poison);
     return "got " + formatValue(value) +
@@ -315,42 +345,53 @@ private:
   }
 
   void runTrials() {
-    PortData previousRef, previousCand;
     for (int t = 1; t <= options.trials; ++t) {
       Distribution distribution =
           kTrialDistributions[(t - 1) % std::size(kTrialDistributions)];
       std::string trialName = "trial " + std::to_string(t) + " (" +
                               getDistributionName(distribution) + ")";
       json trial = {{"trial", t}, {"distribution", getDistributionName(distribution)}};
-      PortData data = makeInputs(t, distribution);
-      PortData expected = runReference(data);
+      TrialInputs data = {options.seed * 1000 + t, distribution};
+      runReference(data);
       asCandidate([&] { candRunner->reallocate(); });
-      PortData got = runCandidate(data);
-      PortData again = runCandidate(data);
+      runCandidate(data);
+      saveCandidateOutputs();
+      runCandidate(data);
 
-      for (size_t o = 0; o < outputs.size(); ++o)
-        if (got[o] != again[o])
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        std::string difference = describeChangeSinceSaved(o);
+        if (!difference.empty())
           rejectTrial(trial, "outputs differ between two identical runs (race): " +
                                  outputs[o].spec->name + " first differs at " +
-                                 describeFirstDifference(outputs[o], got[o], again[o]) +
-                                 " on " + trialName);
+                                 difference + " on " + trialName);
+      }
+
+      std::vector<DeviceComparison> comparisons;
+      for (size_t o = 0; o < outputs.size(); ++o)
+        comparisons.push_back(asCandidate([&] {
+          return checks->compare(states[o].expected,
+                                 pointerOf(*candRunner, outputs[o], true),
+                                 *outputs[o].spec, toleranceOf(*outputs[o].spec));
+        }));
 
       if (t > 1)
         for (size_t o = 0; o < outputs.size(); ++o)
-          if (got[o] == previousCand[o] && expected[o] != previousRef[o])
+          if (comparisons[o].gotHash == states[o].previousCand &&
+              states[o].expected.hash != states[o].previousRef)
             rejectTrial(trial, "output " + outputs[o].spec->name +
                                    " does not change when inputs change (trials " +
                                    std::to_string(t - 1) + " and " +
                                    std::to_string(t) +
                                    " gave identical bytes; the reference's differ)");
 
-      compareTrial(trial, trialName, expected, got);
+      compareTrial(trial, trialName, comparisons);
       entry["trials"].push_back(trial);
-      previousRef = std::move(expected);
-      previousCand = std::move(got);
-      lastInputs = std::move(data);
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        states[o].previousRef = states[o].expected.hash;
+        states[o].previousCand = comparisons[o].gotHash;
+      }
+      lastInputs = data;
     }
-    lastCand = std::move(previousCand);
   }
 
   /// The tolerance of an output: its dtype's, widened by the reference's
@@ -360,19 +401,17 @@ private:
                         reference.reductionAccumulator);
   }
 
-  /// Compares every output against the reference; fills the trial record
-  /// with the worst output's errors and rejects on the first mismatch.
+  /// Fills the trial record with the worst output's errors and rejects on
+  /// the first mismatch.
   void compareTrial(json &trial, const std::string &trialName,
-                    const PortData &expected, const PortData &got) {
+                    const std::vector<DeviceComparison> &comparisons) {
     json perOutput = json::object();
     std::optional<size_t> failed;
-    std::vector<Comparison> comparisons;
     double worstAbs = 0, worstRel = 0;
     size_t worstOutput = 0;
     for (size_t o = 0; o < outputs.size(); ++o) {
       const BufferSpec &spec = *outputs[o].spec;
-      Comparison c = compareElements(spec.dtype, toleranceOf(spec), expected[o].data(),
-                                     got[o].data(), spec.numElements());
+      const Comparison &c = comparisons[o].comparison;
       perOutput[spec.name] = {{"max_abs_err", c.maxAbsErr},
                               {"max_rel_err", c.maxRelErr},
                               {"worst_index", unflattenIndex(c.worst, spec.shape)},
@@ -384,14 +423,13 @@ private:
         worstOutput = o;
       worstAbs = std::max(worstAbs, c.maxAbsErr);
       worstRel = std::max(worstRel, c.maxRelErr);
-      comparisons.push_back(c);
     }
     size_t shown = failed ? *failed : worstOutput;
     trial["max_abs_err"] = worstAbs;
     trial["max_rel_err"] = worstRel;
     if (!outputs.empty()) {
       trial["worst_output"] = outputs[shown].spec->name;
-      trial["worst_index"] = unflattenIndex(comparisons[shown].worst,
+      trial["worst_index"] = unflattenIndex(comparisons[shown].comparison.worst,
                                             outputs[shown].spec->shape);
     }
     trial["outputs"] = perOutput;
@@ -399,7 +437,7 @@ private:
     if (!failed)
       return;
     const Port &port = outputs[*failed];
-    const Comparison &c = comparisons[*failed];
+    const Comparison &c = comparisons[*failed].comparison;
     Tolerance tolerance = toleranceOf(*port.spec);
     std::string bound =
         tolerance.exact ? "exact match required"
@@ -409,7 +447,7 @@ private:
     rejectTrial(trial, "mismatch in " + port.spec->name + " at " +
                            formatDims(unflattenIndex(c.worst, port.spec->shape)) +
                            " on " + trialName + ": " +
-                           describeGot(port, got[*failed], c.worst, c.got) +
+                           describeGot(port, comparisons[*failed].gotBits, c.got) +
                            ", expected " + formatValue(c.expected) + " (" +
                            std::to_string(c.numBad) + " of " +
                            std::to_string(c.numElements) + " elements off; " +
@@ -448,13 +486,15 @@ private:
     entry["ref_time"] = describeTiming(refStats, options.warmup);
     entry["cand_time"] = describeTiming(candStats, options.warmup);
 
-    PortData after = runCandidate(lastInputs);
-    for (size_t o = 0; o < outputs.size(); ++o)
-      if (after[o] != lastCand[o])
+    // The saved copies hold the last trial's first run.
+    runCandidate(lastInputs);
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      std::string difference = describeChangeSinceSaved(o);
+      if (!difference.empty())
         throw CandidateRejected("output " + outputs[o].spec->name +
-                                " changed after the timing runs at " +
-                                describeFirstDifference(outputs[o], lastCand[o], after[o]) +
+                                " changed after the timing runs at " + difference +
                                 " (the kernel behaves differently when run many times)");
+    }
     if (candStats.medianUs < options.rooflineMargin * floorUs)
       throw CandidateRejected(
           "faster than the roofline floor: " + formatNumber(candStats.medianUs) +
@@ -463,13 +503,16 @@ private:
           " bytes at " + formatNumber(options.rooflineBw) + " B/s; suspicious)");
   }
 
+  const Driver &driver;
   const Plan &reference, &candidate;
   const VerifyOptions &options;
   json entry;
   std::unique_ptr<PlanRunner> refRunner, candRunner;
+  std::unique_ptr<DeviceChecks> checks;
   std::string loadFailure;
   std::vector<Port> inputs, outputs;
-  PortData lastInputs, lastCand;
+  std::vector<OutputState> states; ///< one per output
+  TrialInputs lastInputs;
 };
 
 /// --child-test-fault: misbehaves like a broken child would.
@@ -549,6 +592,7 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
   }
 
   std::string self = runnable.empty() ? "" : getSelfExecutable();
+  std::vector<double> childSeconds(candidatePaths.size(), -1);
   for (size_t i = 0; i < candidatePaths.size(); ++i) {
     if (!runnable[i])
       continue;
@@ -556,7 +600,11 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
                                      candidatePaths[i].string()};
     for (std::string &arg : options.toChildArgs())
       argv.push_back(std::move(arg));
+    auto started = std::chrono::steady_clock::now();
     ChildResult child = runChild(argv, options.timeoutSeconds);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    childSeconds[i] = seconds;
     json result = parseChildOutput(child.output);
     bool exited = child.ending == ChildResult::Ending::Exited;
     if (result.value("status", "") == "ok" && result.contains("candidate")) {
@@ -580,8 +628,11 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
                                        (exited ? " without a result" : ""));
     }
   }
-  for (json &entry : entries)
-    summary["candidates"].push_back(std::move(entry));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i < childSeconds.size() && childSeconds[i] >= 0)
+      entries[i]["verify_s"] = childSeconds[i]; // the child's wall time
+    summary["candidates"].push_back(std::move(entries[i]));
+  }
 
   if (summary["status"] == "ok" && !rejected.empty()) {
     summary["status"] = "error";
