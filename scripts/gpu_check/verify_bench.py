@@ -84,6 +84,9 @@ def main(argv: list[str]) -> int:
             print(f"{Path(entry.get('bundle', '?')).name:<28} {entry.get('verify', '?'):<8} "
                   f"{child:8.2f} {entry.get('ref_us') or 0:9.0f} {entry.get('cand_us') or 0:9.0f} "
                   f"{kernels:9.2f} {own:10.2f} {budget:9.2f}")
+            if entry.get("phase_s"):
+                print("  phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in entry["phase_s"].items()))
+                row["phase_s"] = entry["phase_s"]
             if entry.get("verify") != "pass":
                 print(f"  reason: {entry.get('reason')}")
                 ok = False

@@ -204,13 +204,23 @@ public:
 
   /// Runs the trials (and timing) and returns the candidate's entry.
   json run() {
+    auto phaseStart = std::chrono::steady_clock::now();
+    auto endPhase = [&](const char *name) {
+      auto now = std::chrono::steady_clock::now();
+      entry["phase_s"][name] = std::chrono::duration<double>(now - phaseStart).count();
+      phaseStart = now;
+    };
     try {
       if (!loadFailure.empty())
         throw CandidateRejected(loadFailure);
       allocateOutputState();
+      endPhase("allocate");
       runTrials();
-      if (options.time)
+      endPhase("trials");
+      if (options.time) {
         runTiming();
+        endPhase("timing");
+      }
       entry["verify"] = "pass";
       entry["accepted"] = entry["decision"] == "faster";
     } catch (const CandidateRejected &rejection) {
@@ -542,9 +552,14 @@ json mlir::cuda_agent::verifyOne(const fs::path &referencePath,
   // Deliberately leaked: after a candidate's fault the context is broken and
   // tearing the runners down could block before the verdict is printed. The
   // child exits right after printing it.
+  auto started = std::chrono::steady_clock::now();
   auto *driver = new Driver();
   auto *verifier = new Verifier(*driver, reference, candidate, options);
-  return {{"status", "ok"}, {"candidate", verifier->run()}};
+  double setup =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  json entry = verifier->run();
+  entry["phase_s"]["setup"] = setup; // driver, contexts, modules, buffers
+  return {{"status", "ok"}, {"candidate", std::move(entry)}};
 }
 
 //===----------------------------------------------------------------------===//
