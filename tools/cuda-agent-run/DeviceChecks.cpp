@@ -49,8 +49,7 @@ DeviceChecks::DeviceChecks(const Driver &driver, int ordinal) : driver(driver) {
       throw RunnerError(kExitCuda, "cuModuleLoadDataEx: " + driver.describe(result) +
                                        (log[0] ? std::string("; JIT log: ") + log : ""));
     CU_CHECK(driver, cuModuleGetFunction, &generateFn, module, "cuda_agent_generate");
-    CU_CHECK(driver, cuModuleGetFunction, &countChangedFn, module,
-             "cuda_agent_count_changed");
+    CU_CHECK(driver, cuModuleGetFunction, &unmaskFn, module, "cuda_agent_unmask");
     CU_CHECK(driver, cuModuleGetFunction, &captureFn, module, "cuda_agent_capture");
     CU_CHECK(driver, cuModuleGetFunction, &compareFn, module, "cuda_agent_compare");
     CU_CHECK(driver, cuModuleGetFunction, &firstDifferenceFn, module,
@@ -103,26 +102,31 @@ uint64_t DeviceChecks::readCounter() {
   return value;
 }
 
-void DeviceChecks::generate(CUdeviceptr data, const BufferSpec &buffer, uint64_t seed,
+/// A fresh mask key: what a candidate cannot guess.
+static uint64_t makeKey() {
+  std::random_device random;
+  return (uint64_t(random()) << 32) ^ random();
+}
+
+void DeviceChecks::generate(DeviceCopy &into, const BufferSpec &buffer, uint64_t seed,
                             size_t bufferIndex, Distribution distribution) {
   withContext("generating buffer '" + buffer.name + "'", [&] {
-    uint64_t count = buffer.numElements();
+    into.key = makeKey();
+    CUdeviceptr out = into.store;
+    uint64_t count = buffer.numElements(), pairs = (count + 1) / 2;
     uint32_t kind = uint32_t(buffer.dtype), draw = uint32_t(distribution);
     uint64_t start = el::streamStart(seed, bufferIndex);
-    launch(generateFn, count, {&data, &count, &kind, &start, &draw});
+    launch(generateFn, pairs, {&out, &count, &kind, &start, &draw, &into.key});
   });
 }
 
-uint64_t DeviceChecks::countChanged(CUdeviceptr data, const BufferSpec &buffer,
-                                    uint64_t seed, size_t bufferIndex,
-                                    Distribution distribution) {
-  return withContext("checking input '" + buffer.name + "'", [&] {
-    CU_CHECK(driver, cuMemsetD8, counter, 0, sizeof(uint64_t));
-    uint64_t count = buffer.numElements();
-    uint32_t kind = uint32_t(buffer.dtype), draw = uint32_t(distribution);
-    uint64_t start = el::streamStart(seed, bufferIndex);
-    launch(countChangedFn, count, {&data, &count, &kind, &start, &draw, &counter});
-    return readCounter();
+void DeviceChecks::restore(const DeviceCopy &copy, CUdeviceptr data,
+                           const BufferSpec &buffer) {
+  withContext("filling buffer '" + buffer.name + "'", [&] {
+    CUdeviceptr store = copy.store;
+    uint64_t key = copy.key, count = buffer.numElements();
+    uint32_t size = getInfo(buffer.dtype).size;
+    launch(unmaskFn, count, {&store, &key, &data, &count, &size});
   });
 }
 
@@ -150,10 +154,9 @@ static el::CapturePartial runCapture(const Driver &driver, CUfunction function,
 }
 
 void DeviceChecks::capture(CUdeviceptr data, const BufferSpec &buffer,
-                           CapturedOutput &into) {
+                           DeviceCopy &into) {
   withContext("capturing output '" + buffer.name + "'", [&] {
-    std::random_device random;
-    into.key = (uint64_t(random()) << 32) ^ random();
+    into.key = makeKey();
     el::CapturePartial total = runCapture(driver, captureFn, partials, maxBlocks, data,
                                           into.store, buffer, into.key);
     into.scale = total.scale;
@@ -169,7 +172,7 @@ BufferHash DeviceChecks::hash(CUdeviceptr data, const BufferSpec &buffer) {
   });
 }
 
-DeviceComparison DeviceChecks::compare(const CapturedOutput &expected, CUdeviceptr got,
+DeviceComparison DeviceChecks::compare(const DeviceCopy &expected, CUdeviceptr got,
                                        const BufferSpec &buffer,
                                        const Tolerance &tolerance) {
   return withContext("comparing output '" + buffer.name + "'", [&] {
@@ -207,16 +210,28 @@ DeviceComparison DeviceChecks::compare(const CapturedOutput &expected, CUdevicep
   });
 }
 
-std::optional<uint64_t> DeviceChecks::firstDifference(CUdeviceptr a, CUdeviceptr b,
-                                                      const BufferSpec &buffer) {
+std::optional<uint64_t> DeviceChecks::findDifference(CUdeviceptr a, uint64_t keyA,
+                                                     bool maskedA, CUdeviceptr b,
+                                                     const BufferSpec &buffer) {
   return withContext("comparing buffer '" + buffer.name + "' bitwise", [&] {
     CU_CHECK(driver, cuMemsetD8, counter, 0xFF, sizeof(uint64_t));
     uint64_t count = buffer.numElements();
-    uint32_t size = getInfo(buffer.dtype).size;
-    launch(firstDifferenceFn, count, {&a, &b, &count, &size, &counter});
+    uint32_t size = getInfo(buffer.dtype).size, masked = maskedA;
+    launch(firstDifferenceFn, count, {&a, &keyA, &masked, &b, &count, &size, &counter});
     uint64_t first = readCounter();
     return first == ~uint64_t(0) ? std::nullopt : std::optional<uint64_t>(first);
   });
+}
+
+std::optional<uint64_t> DeviceChecks::firstDifference(CUdeviceptr a, CUdeviceptr b,
+                                                      const BufferSpec &buffer) {
+  return findDifference(a, 0, false, b, buffer);
+}
+
+std::optional<uint64_t> DeviceChecks::firstDifference(const DeviceCopy &copy,
+                                                      CUdeviceptr data,
+                                                      const BufferSpec &buffer) {
+  return findDifference(copy.store, copy.key, true, data, buffer);
 }
 
 double DeviceChecks::readElement(CUdeviceptr data, const BufferSpec &buffer,
@@ -229,7 +244,7 @@ double DeviceChecks::readElement(CUdeviceptr data, const BufferSpec &buffer,
   return decodeFloat(buffer.dtype, bytes);
 }
 
-double DeviceChecks::readCaptured(const CapturedOutput &output, const BufferSpec &buffer,
+double DeviceChecks::readCaptured(const DeviceCopy &output, const BufferSpec &buffer,
                                   uint64_t index) {
   unsigned size = getInfo(buffer.dtype).size;
   uint64_t bits = 0;

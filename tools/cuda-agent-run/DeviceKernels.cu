@@ -1,10 +1,10 @@
 //===- DeviceKernels.cu - The verifier's own GPU kernels --------*- CUDA -*-===//
 //
 // Kernels that let `cuda-agent-run --verify` make inputs and check outputs on
-// the GPU instead of the host: seeded input generation, the check that an
-// input still holds what was generated, the capture of a reference output
+// the GPU instead of the host: seeded input generation into a masked copy,
+// unmasking a copy into a run's buffer, the capture of a reference output
 // (masked copy, scale, hash), the tolerance comparison and the first bitwise
-// difference of two buffers. The per-element rules are ElementOps.h, shared
+// difference of two buffers (one of them possibly masked). The per-element rules are ElementOps.h, shared
 // with the host. Built at build time by nvcc into a fatbin (sm_80, sm_90 and
 // compute_80 PTX for newer GPUs) that is embedded in the runner and loaded
 // with cuModuleLoadDataEx (DeviceChecks.cpp); the names are extern "C".
@@ -101,14 +101,6 @@ __device__ uint64_t encodeFloatBits(uint32_t kind, double value) {
   }
 }
 
-/// The bits of generated element `index`.
-__device__ uint64_t generatedBits(uint32_t kind, uint64_t start, uint32_t distribution,
-                                  uint64_t index) {
-  if (isFloatKind(kind))
-    return encodeFloatBits(kind, floatElement(start, index, distribution, kind));
-  return uint64_t(intElement(start, index, kind)); // the low bytes are the value
-}
-
 __device__ uint64_t firstIndex() { return uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; }
 __device__ uint64_t stride() { return uint64_t(gridDim.x) * blockDim.x; }
 
@@ -140,30 +132,41 @@ struct BitsPair {
 
 } // namespace
 
-/// Fills `count` elements of `kind` at `out` with the seeded stream.
+/// Writes the seeded stream's `count` elements of `kind` to `out`, each XOR
+/// the mask of `key` (the verifier keeps inputs masked and unmasks them into
+/// each run's buffers). One thread per pair of elements, so a Box-Muller pair
+/// takes one log and one sqrt.
 extern "C" __global__ void __launch_bounds__(kBlock)
 cuda_agent_generate(void *out, uint64_t count, uint32_t kind, uint64_t start,
-                    uint32_t distribution) {
+                    uint32_t distribution, uint64_t key) {
   unsigned size = kindSize(kind);
-  for (uint64_t i = firstIndex(); i < count; i += stride())
-    storeBits(out, i, size, generatedBits(kind, start, distribution, i));
+  bool normal = isFloatKind(kind) && (distribution == Normal || distribution == LargeNormal);
+  for (uint64_t pair = firstIndex(); 2 * pair < count; pair += stride()) {
+    uint64_t first = 2 * pair;
+    double radius = 0, angle = 0;
+    if (normal) {
+      radius = boxMullerRadius(start, first, distribution, kind);
+      angle = boxMullerAngle(start, first);
+    }
+    for (uint64_t i = first; i < first + 2 && i < count; ++i) {
+      uint64_t bits;
+      if (normal)
+        bits = encodeFloatBits(kind, radius * ((i & 1) ? sin(angle) : cos(angle)));
+      else if (isFloatKind(kind))
+        bits = encodeFloatBits(kind, floatElement(start, i, distribution, kind));
+      else
+        bits = uint64_t(intElement(start, i, kind)); // the low bytes are the value
+      storeBits(out, i, size, bits ^ maskOf(key, i));
+    }
+  }
 }
 
-/// Adds to `*changed` the number of elements at `data` that no longer hold
-/// the seeded stream.
+/// Copies the masked `store` (generate's or capture's) unmasked to `out`.
 extern "C" __global__ void __launch_bounds__(kBlock)
-cuda_agent_count_changed(const void *data, uint64_t count, uint32_t kind, uint64_t start,
-                         uint32_t distribution, unsigned long long *changed) {
-  unsigned size = kindSize(kind);
-  uint64_t mask = size == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * size)) - 1;
-  unsigned long long mine = 0;
+cuda_agent_unmask(const void *store, uint64_t key, void *out, uint64_t count, uint32_t size) {
   gridLoop(
-      count, [&](uint64_t i) { return loadBits(data, i, size); },
-      [&](uint64_t i, uint64_t bits) {
-        mine += bits != (generatedBits(kind, start, distribution, i) & mask);
-      });
-  if (mine)
-    atomicAdd(changed, mine);
+      count, [&](uint64_t i) { return loadBits(store, i, size); },
+      [&](uint64_t i, uint64_t bits) { storeBits(out, i, size, bits ^ maskOf(key, i)); });
 }
 
 /// Copies `src` to `store` XOR the mask of `key` (store may be null: hash
@@ -237,15 +240,18 @@ cuda_agent_compare(const void *store, uint64_t key, const void *got, uint64_t co
     partials[blockIdx.x] = shared[0];
 }
 
-/// Lowers `*first` to the lowest index where `a` and `b` differ bitwise.
+/// Lowers `*first` to the lowest index where `a` (unmasked with `keyA` when
+/// `maskedA`) and `b` differ bitwise.
 extern "C" __global__ void __launch_bounds__(kBlock)
-cuda_agent_first_difference(const void *a, const void *b, uint64_t count, uint32_t size,
-                            unsigned long long *first) {
+cuda_agent_first_difference(const void *a, uint64_t keyA, uint32_t maskedA, const void *b,
+                            uint64_t count, uint32_t size, unsigned long long *first) {
+  uint64_t mask = size == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * size)) - 1;
   unsigned long long mine = ~0ULL;
   gridLoop(
       count, [&](uint64_t i) { return BitsPair{loadBits(a, i, size), loadBits(b, i, size)}; },
       [&](uint64_t i, BitsPair bits) {
-        if (bits.a != bits.b && i < mine)
+        uint64_t fromA = maskedA ? (bits.a ^ maskOf(keyA, i)) & mask : bits.a;
+        if (fromA != bits.b && i < mine)
           mine = i;
       });
   if (mine != ~0ULL)

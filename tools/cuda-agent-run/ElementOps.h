@@ -89,6 +89,18 @@ CUDA_AGENT_HD double unitOf(uint64_t bits) {
 /// 65504, so it gets 30 instead of 1e3.
 CUDA_AGENT_HD double largeScaleOf(uint32_t kind) { return kind == F16 ? 30.0 : 1e3; }
 
+/// The radius of the Box-Muller pair that starts at even element `first`.
+CUDA_AGENT_HD double boxMullerRadius(uint64_t start, uint64_t first, uint32_t distribution,
+                                     uint32_t kind) {
+  double scale = distribution == LargeNormal ? largeScaleOf(kind) : 1.0;
+  return scale * sqrt(-2.0 * log(unitOf(draw(start, first))));
+}
+
+/// The angle of the Box-Muller pair that starts at even element `first`.
+CUDA_AGENT_HD double boxMullerAngle(uint64_t start, uint64_t first) {
+  return 2.0 * 3.14159265358979323846 * unitOf(draw(start, first + 1));
+}
+
 /// The value of float element `index` under `distribution` (before rounding
 /// to the element type).
 CUDA_AGENT_HD double floatElement(uint64_t start, uint64_t index, uint32_t distribution,
@@ -99,9 +111,8 @@ CUDA_AGENT_HD double floatElement(uint64_t start, uint64_t index, uint32_t distr
     return double(int64_t(draw(start, index) % 9) - 4);
   // Box-Muller: the pair (2j, 2j+1) gets radius * (cos, sin) of draws 2j, 2j+1.
   uint64_t first = index & ~uint64_t(1);
-  double scale = distribution == LargeNormal ? largeScaleOf(kind) : 1.0;
-  double radius = scale * sqrt(-2.0 * log(unitOf(draw(start, first))));
-  double angle = 2.0 * 3.14159265358979323846 * unitOf(draw(start, first + 1));
+  double radius = boxMullerRadius(start, first, distribution, kind);
+  double angle = boxMullerAngle(start, first);
   return radius * ((index & 1) ? sin(angle) : cos(angle));
 }
 

@@ -165,7 +165,7 @@ struct TrialInputs {
 /// Per output: the reference's answer and the candidate's first run, both
 /// kept on the device, and the hashes of the previous trial's outputs.
 struct OutputState {
-  CapturedOutput expected; ///< the reference's output, masked
+  DeviceCopy expected;   ///< the reference's output, masked
   CUdeviceptr saved = 0;   ///< the candidate's first run of the trial
   BufferHash previousRef{}, previousCand{};
 };
@@ -232,8 +232,11 @@ public:
   }
 
 private:
-  /// The verifier's own device memory: two copies of every output.
+  /// The verifier's own device memory: a copy of every input, two of every
+  /// output.
   void allocateOutputState() {
+    for (const Port &port : inputs)
+      inputCopies.push_back({checks->allocate(port.spec->numBytes())});
     for (const Port &port : outputs) {
       OutputState state;
       state.expected.store = checks->allocate(port.spec->numBytes());
@@ -246,17 +249,23 @@ private:
     return runner.getBufferPointer(isCandidate ? port.cand : port.ref);
   }
 
-  /// Fills `runner`'s buffers for a run: inputs generated, outputs poisoned,
-  /// temps zeroed.
-  void prepare(PlanRunner &runner, const Plan &plan, bool isCandidate,
-               const TrialInputs &data) {
+  /// Generates the trial's inputs into the verifier's copies, once for the
+  /// reference's and every candidate run.
+  void makeInputs(const TrialInputs &data) {
+    for (size_t p = 0; p < inputs.size(); ++p)
+      checks->generate(inputCopies[p], *inputs[p].spec, data.seed, inputs[p].ref,
+                       data.distribution);
+  }
+
+  /// Fills `runner`'s buffers for a run: inputs from the copies, outputs
+  /// poisoned, temps zeroed.
+  void prepare(PlanRunner &runner, const Plan &plan, bool isCandidate) {
     for (size_t b = 0; b < plan.buffers.size(); ++b) {
       const BufferSpec &buffer = plan.buffers[b];
       if (buffer.isFilled()) {
-        for (const Port &port : inputs)
-          if ((isCandidate ? port.cand : port.ref) == b)
-            checks->generate(runner.getBufferPointer(b), *port.spec, data.seed, port.ref,
-                             data.distribution);
+        for (size_t p = 0; p < inputs.size(); ++p)
+          if ((isCandidate ? inputs[p].cand : inputs[p].ref) == b)
+            checks->restore(inputCopies[p], runner.getBufferPointer(b), *inputs[p].spec);
       } else {
         runner.fill(b, buffer.role == Role::Output ? getPoisonByte(buffer.dtype) : 0);
       }
@@ -264,26 +273,25 @@ private:
   }
 
   /// Returns the name of the first pure input whose contents changed, or "".
-  std::string findChangedInput(PlanRunner &runner, bool isCandidate,
-                               const TrialInputs &data) {
-    for (const Port &port : inputs)
-      if (port.spec->role == Role::Input &&
-          checks->countChanged(pointerOf(runner, port, isCandidate), *port.spec,
-                               data.seed, port.ref, data.distribution) != 0)
-        return port.spec->name;
+  std::string findChangedInput(PlanRunner &runner, bool isCandidate) {
+    for (size_t p = 0; p < inputs.size(); ++p)
+      if (inputs[p].spec->role == Role::Input &&
+          checks->firstDifference(inputCopies[p], pointerOf(runner, inputs[p], isCandidate),
+                                  *inputs[p].spec))
+        return inputs[p].spec->name;
     return "";
   }
 
   /// One checked reference run on fresh allocations. Its outputs are
   /// captured on the device (masked) and its buffers scrubbed.
-  void runReference(const TrialInputs &data) {
+  void runReference() {
     asReference([&] {
       refRunner->reallocate();
-      prepare(*refRunner, reference, false, data);
+      prepare(*refRunner, reference, false);
       refRunner->runChecked();
       for (const std::string &violation : refRunner->findGuardViolations())
         throw RunnerError(kExitChecks, "wrote outside buffer " + violation);
-      std::string changed = findChangedInput(*refRunner, false, data);
+      std::string changed = findChangedInput(*refRunner, false);
       if (!changed.empty())
         throw RunnerError(kExitChecks, "changed input " + changed);
       for (size_t o = 0; o < outputs.size(); ++o)
@@ -294,14 +302,14 @@ private:
   }
 
   /// One checked candidate run on its current allocations, outputs poisoned.
-  void runCandidate(const TrialInputs &data) {
+  void runCandidate() {
     asCandidate([&] {
-      prepare(*candRunner, candidate, true, data);
+      prepare(*candRunner, candidate, true);
       candRunner->runChecked();
       for (const std::string &violation : candRunner->findGuardViolations())
         throw CandidateRejected("wrote outside buffer " + violation +
                                 ": guard bytes changed");
-      std::string changed = findChangedInput(*candRunner, true, data);
+      std::string changed = findChangedInput(*candRunner, true);
       if (!changed.empty())
         throw CandidateRejected("changed input " + changed);
     });
@@ -361,12 +369,12 @@ private:
       std::string trialName = "trial " + std::to_string(t) + " (" +
                               getDistributionName(distribution) + ")";
       json trial = {{"trial", t}, {"distribution", getDistributionName(distribution)}};
-      TrialInputs data = {options.seed * 1000 + t, distribution};
-      runReference(data);
+      asReference([&] { makeInputs({options.seed * 1000 + t, distribution}); });
+      runReference();
       asCandidate([&] { candRunner->reallocate(); });
-      runCandidate(data);
+      runCandidate();
       saveCandidateOutputs();
-      runCandidate(data);
+      runCandidate();
 
       for (size_t o = 0; o < outputs.size(); ++o) {
         std::string difference = describeChangeSinceSaved(o);
@@ -400,7 +408,6 @@ private:
         states[o].previousRef = states[o].expected.hash;
         states[o].previousCand = comparisons[o].gotHash;
       }
-      lastInputs = data;
     }
   }
 
@@ -464,12 +471,13 @@ private:
                            bound + ")");
   }
 
-  /// Interleaved timing on the last trial's inputs, then one more checked
+  /// Interleaved timing on the last trial's inputs (still in the copies),
+  /// then one more checked
   /// candidate run (a kernel may change behaviour after many launches), then
   /// the roofline check.
   void runTiming() {
-    asReference([&] { prepare(*refRunner, reference, false, lastInputs); });
-    asCandidate([&] { prepare(*candRunner, candidate, true, lastInputs); });
+    asReference([&] { prepare(*refRunner, reference, false); });
+    asCandidate([&] { prepare(*candRunner, candidate, true); });
     std::vector<double> refTimes, candTimes;
     for (int run = 0; run < options.warmup + options.runs; ++run) {
       double refUs = asReference([&] { return refRunner->timeOnce(); });
@@ -497,7 +505,7 @@ private:
     entry["cand_time"] = describeTiming(candStats, options.warmup);
 
     // The saved copies hold the last trial's first run.
-    runCandidate(lastInputs);
+    runCandidate();
     for (size_t o = 0; o < outputs.size(); ++o) {
       std::string difference = describeChangeSinceSaved(o);
       if (!difference.empty())
@@ -521,8 +529,8 @@ private:
   std::unique_ptr<DeviceChecks> checks;
   std::string loadFailure;
   std::vector<Port> inputs, outputs;
-  std::vector<OutputState> states; ///< one per output
-  TrialInputs lastInputs;
+  std::vector<DeviceCopy> inputCopies; ///< one per input
+  std::vector<OutputState> states;      ///< one per output
 };
 
 /// --child-test-fault: misbehaves like a broken child would.
