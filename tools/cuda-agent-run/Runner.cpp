@@ -205,6 +205,10 @@ std::string PlanRunner::describeLaunch(size_t index) const {
   return "launch " + std::to_string(index) + " (" + plan.launches[index].kernel + ")";
 }
 
+CUdeviceptr PlanRunner::getBufferPointer(size_t index) const {
+  return allocations[index] + kGuardBytes;
+}
+
 void PlanRunner::upload(size_t index, const std::vector<uint8_t> &bytes) {
   withContext("uploading buffer '" + plan.buffers[index].name + "'", [&] {
     CU_CHECK(driver, cuMemcpyHtoD, allocations[index] + kGuardBytes,

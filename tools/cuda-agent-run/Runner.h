@@ -52,6 +52,10 @@ public:
 
   const DeviceInfo &getDevice() const { return device; }
 
+  /// The device address of buffer `index` (past its leading guard), valid
+  /// until the next reallocate(); for the verifier's own kernels.
+  CUdeviceptr getBufferPointer(size_t index) const;
+
   /// Copies `bytes` (exactly the buffer's size) into buffer `index`.
   void upload(size_t index, const std::vector<uint8_t> &bytes);
   /// Sets every byte of buffer `index` to `value`.

@@ -17,8 +17,11 @@
 
 #include "Tolerance.h"
 
+#include "ElementOps.h"
+
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 using namespace mlir::cuda_agent;
 
@@ -61,67 +64,42 @@ Comparison mlir::cuda_agent::compareElements(DType type,
                                              const uint8_t *expected,
                                              const uint8_t *got,
                                              uint64_t numElements) {
+  // The per-element rules are ElementOps.h's, which the GPU comparison
+  // (DeviceKernels.cu) uses too.
+  namespace el = elements;
   unsigned size = getInfo(type).size;
   Comparison result;
   result.numElements = numElements;
-
+  el::ComparePartial partial;
+  auto bitsAt = [&](const uint8_t *data, uint64_t i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, data + i * size, size);
+    return bits;
+  };
   if (tolerance.exact) {
+    for (uint64_t i = 0; i < numElements; ++i)
+      el::judgeInt(partial, i, decodeInt(type, expected + i * size),
+                   decodeInt(type, got + i * size), bitsAt(got, i));
+  } else {
     for (uint64_t i = 0; i < numElements; ++i) {
-      int64_t e = decodeInt(type, expected + i * size);
-      int64_t g = decodeInt(type, got + i * size);
-      double err = std::fabs(double(g) - double(e));
-      result.maxAbsErr = std::max(result.maxAbsErr, err);
-      if (e != 0)
-        result.maxRelErr = std::max(result.maxRelErr, err / std::fabs(double(e)));
-      if (g != e && result.numBad++ == 0) {
-        result.worst = i;
-        result.got = double(g);
-        result.expected = double(e);
-      }
+      double e = decodeFloat(type, expected + i * size);
+      if (std::isfinite(e))
+        result.scale = std::max(result.scale, std::fabs(e));
     }
-    result.ok = result.numBad == 0;
-    return result;
+    double atol = tolerance.atol * result.scale;
+    for (uint64_t i = 0; i < numElements; ++i)
+      el::judgeFloat(partial, i, decodeFloat(type, expected + i * size),
+                     decodeFloat(type, got + i * size), bitsAt(got, i), tolerance.rtol,
+                     atol);
   }
-
-  for (uint64_t i = 0; i < numElements; ++i) {
-    double e = decodeFloat(type, expected + i * size);
-    if (std::isfinite(e))
-      result.scale = std::max(result.scale, std::fabs(e));
-  }
-  double atol = tolerance.atol * result.scale;
-  // Worst element: the first non-finite mismatch, else the largest ratio of
-  // error to allowed error.
-  bool worstIsNonFinite = false;
-  double worstRatio = -1;
-  for (uint64_t i = 0; i < numElements; ++i) {
-    double e = decodeFloat(type, expected + i * size);
-    double g = decodeFloat(type, got + i * size);
-    bool bad;
-    double ratio = 0;
-    if (std::isnan(e) || std::isinf(e) || !std::isfinite(g)) {
-      bad = std::isnan(e) ? !std::isnan(g) : g != e;
-      ratio = bad ? INFINITY : 0;
-    } else {
-      double err = std::fabs(g - e);
-      double allowed = tolerance.rtol * std::fabs(e) + atol;
-      result.maxAbsErr = std::max(result.maxAbsErr, err);
-      if (e != 0)
-        result.maxRelErr = std::max(result.maxRelErr, err / std::fabs(e));
-      bad = err > allowed;
-      ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0);
-    }
-    if (bad)
-      ++result.numBad;
-    bool nonFinite = bad && std::isinf(ratio);
-    if (!worstIsNonFinite && (nonFinite || ratio > worstRatio)) {
-      worstIsNonFinite = nonFinite;
-      worstRatio = ratio;
-      result.worst = i;
-      result.got = g;
-      result.expected = e;
-    }
-  }
-  result.ok = result.numBad == 0;
+  result.numBad = partial.numBad;
+  result.ok = partial.numBad == 0;
+  bool seen = partial.worst != ~uint64_t(0);
+  result.worst = seen ? partial.worst : 0;
+  result.got = seen ? partial.got : 0;
+  result.expected = seen ? partial.expected : 0;
+  result.maxAbsErr = partial.maxAbsErr;
+  result.maxRelErr = partial.maxRelErr;
   return result;
 }
 

@@ -12,12 +12,14 @@
 #include "Verify.h"
 
 #include "Child.h"
+#include "DeviceChecks.h"
 #include "Driver.h"
 #include "Inputs.h"
 #include "Result.h"
 #include "Runner.h"
 #include "Tolerance.h"
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -99,18 +101,32 @@ struct Port {
   size_t ref, cand;       ///< buffer indices in either plan
 };
 
-using Bytes = std::vector<uint8_t>;
-using PortData = std::vector<Bytes>; ///< one per port
+/// The inputs of one trial: every filled buffer is the seeded stream of
+/// (seed, its reference buffer index, distribution), generated on the GPU.
+struct TrialInputs {
+  uint64_t seed = 0;
+  Distribution distribution = Distribution::Normal;
+};
+
+/// Per output: the reference's answer and the candidate's first run, both
+/// kept on the device, and the hashes of the previous trial's outputs.
+struct OutputState {
+  DeviceCopy expected;   ///< the reference's output, masked
+  CUdeviceptr saved = 0;   ///< the candidate's first run of the trial
+  BufferHash previousRef{}, previousCand{};
+};
 
 class Verifier {
 public:
   Verifier(const Driver &driver, const Plan &reference, const Plan &candidate,
            const VerifyOptions &options)
-      : reference(reference), candidate(candidate), options(options),
-        entry(makeCandidateEntry(candidate.bundle)),
+      : driver(driver), reference(reference), candidate(candidate),
+        options(options), entry(makeCandidateEntry(candidate.bundle)),
         refRunner(asReference([&] {
           return std::make_unique<PlanRunner>(driver, reference, options.device);
-        })) {
+        })),
+        checks(asReference(
+            [&] { return std::make_unique<DeviceChecks>(driver, options.device); })) {
     for (size_t i = 0; i < reference.buffers.size(); ++i) {
       const BufferSpec &buffer = reference.buffers[i];
       if (buffer.role == Role::Temp)
@@ -134,12 +150,23 @@ public:
 
   /// Runs the trials (and timing) and returns the candidate's entry.
   json run() {
+    auto phaseStart = std::chrono::steady_clock::now();
+    auto endPhase = [&](const char *name) {
+      auto now = std::chrono::steady_clock::now();
+      entry["phase_s"][name] = std::chrono::duration<double>(now - phaseStart).count();
+      phaseStart = now;
+    };
     try {
       if (!loadFailure.empty())
         throw CandidateRejected(loadFailure);
+      allocateOutputState();
+      endPhase("allocate");
       runTrials();
-      if (options.time)
+      endPhase("trials");
+      if (options.time) {
         runTiming();
+        endPhase("timing");
+      }
       markPassed(entry);
     } catch (const CandidateRejected &rejection) {
       markFailed(entry, rejection.what());
@@ -148,24 +175,40 @@ public:
   }
 
 private:
-  PortData makeInputs(int trial, Distribution distribution) const {
-    PortData data;
+  /// The verifier's own device memory: a copy of every input, two of every
+  /// output.
+  void allocateOutputState() {
     for (const Port &port : inputs)
-      data.push_back(generateInput(*port.spec, options.seed * 1000 + trial,
-                                   port.ref, distribution));
-    return data;
+      inputCopies.push_back({checks->allocate(port.spec->numBytes())});
+    for (const Port &port : outputs) {
+      OutputState state;
+      state.expected.store = checks->allocate(port.spec->numBytes());
+      state.saved = checks->allocate(port.spec->numBytes());
+      states.push_back(state);
+    }
   }
 
-  /// Fills `runner`'s buffers for a run: inputs uploaded, outputs poisoned,
-  /// temps zeroed.
-  void prepare(PlanRunner &runner, const Plan &plan, bool isCandidate,
-               const PortData &data) {
+  static CUdeviceptr pointerOf(PlanRunner &runner, const Port &port, bool isCandidate) {
+    return runner.getBufferPointer(isCandidate ? port.cand : port.ref);
+  }
+
+  /// Generates the trial's inputs into the verifier's copies, once for the
+  /// reference's and every candidate run.
+  void makeInputs(const TrialInputs &data) {
+    for (size_t p = 0; p < inputs.size(); ++p)
+      checks->generate(inputCopies[p], *inputs[p].spec, data.seed, inputs[p].ref,
+                       data.distribution);
+  }
+
+  /// Fills `runner`'s buffers for a run: inputs from the copies, outputs
+  /// poisoned, temps zeroed.
+  void prepare(PlanRunner &runner, const Plan &plan, bool isCandidate) {
     for (size_t b = 0; b < plan.buffers.size(); ++b) {
       const BufferSpec &buffer = plan.buffers[b];
       if (buffer.isFilled()) {
         for (size_t p = 0; p < inputs.size(); ++p)
           if ((isCandidate ? inputs[p].cand : inputs[p].ref) == b)
-            runner.upload(b, data[p]);
+            checks->restore(inputCopies[p], runner.getBufferPointer(b), *inputs[p].spec);
       } else {
         runner.fill(b, buffer.role == Role::Output ? getPoisonByte(buffer.dtype) : 0);
       }
@@ -173,77 +216,82 @@ private:
   }
 
   /// Returns the name of the first pure input whose contents changed, or "".
-  std::string findChangedInput(PlanRunner &runner, bool isCandidate,
-                               const PortData &data) {
+  std::string findChangedInput(PlanRunner &runner, bool isCandidate) {
     for (size_t p = 0; p < inputs.size(); ++p)
       if (inputs[p].spec->role == Role::Input &&
-          runner.download(isCandidate ? inputs[p].cand : inputs[p].ref) != data[p])
+          checks->firstDifference(inputCopies[p], pointerOf(runner, inputs[p], isCandidate),
+                                  *inputs[p].spec))
         return inputs[p].spec->name;
     return "";
   }
 
-  PortData downloadOutputs(PlanRunner &runner, bool isCandidate) {
-    PortData data;
-    for (const Port &port : outputs)
-      data.push_back(runner.download(isCandidate ? port.cand : port.ref));
-    return data;
-  }
-
-  /// One checked reference run on fresh allocations. The reference's buffers
-  /// are scrubbed once its outputs are downloaded.
-  PortData runReference(const PortData &data) {
-    return asReference([&] {
+  /// One checked reference run on fresh allocations. Its outputs are
+  /// captured on the device (masked) and its buffers scrubbed.
+  void runReference() {
+    asReference([&] {
       refRunner->reallocate();
-      prepare(*refRunner, reference, false, data);
+      prepare(*refRunner, reference, false);
       refRunner->runChecked();
       for (const std::string &violation : refRunner->findGuardViolations())
         throw RunnerError(kExitChecks, "wrote outside buffer " + violation);
-      std::string changed = findChangedInput(*refRunner, false, data);
+      std::string changed = findChangedInput(*refRunner, false);
       if (!changed.empty())
         throw RunnerError(kExitChecks, "changed input " + changed);
-      PortData result = downloadOutputs(*refRunner, false);
+      for (size_t o = 0; o < outputs.size(); ++o)
+        checks->capture(pointerOf(*refRunner, outputs[o], false), *outputs[o].spec,
+                        states[o].expected);
       refRunner->scrub();
-      return result;
     });
   }
 
   /// One checked candidate run on its current allocations, outputs poisoned.
-  PortData runCandidate(const PortData &data) {
-    return asCandidate([&] {
-      prepare(*candRunner, candidate, true, data);
+  void runCandidate() {
+    asCandidate([&] {
+      prepare(*candRunner, candidate, true);
       candRunner->runChecked();
       for (const std::string &violation : candRunner->findGuardViolations())
         throw CandidateRejected("wrote outside buffer " + violation +
                                 ": guard bytes changed");
-      std::string changed = findChangedInput(*candRunner, true, data);
+      std::string changed = findChangedInput(*candRunner, true);
       if (!changed.empty())
         throw CandidateRejected("changed input " + changed);
-      return downloadOutputs(*candRunner, true);
     });
   }
 
-  /// The first element where `a` and `b` differ bitwise, as "[i, j] (x vs y)".
-  std::string describeFirstDifference(const Port &port, const Bytes &a,
-                                      const Bytes &b) const {
-    DType type = port.spec->dtype;
-    unsigned size = getInfo(type).size;
-    uint64_t i = 0;
-    while (std::memcmp(a.data() + i * size, b.data() + i * size, size) == 0)
-      ++i;
-    return formatDims(unflattenIndex(i, port.spec->shape)) + " (" +
-           formatValue(decodeFloat(type, a.data() + i * size)) + " vs " +
-           formatValue(decodeFloat(type, b.data() + i * size)) + ")";
+  /// Copies the candidate's outputs into the saved copies.
+  void saveCandidateOutputs() {
+    asCandidate([&] {
+      for (size_t o = 0; o < outputs.size(); ++o)
+        CU_CHECK(driver, cuMemcpyDtoDAsync, states[o].saved,
+                 pointerOf(*candRunner, outputs[o], true), outputs[o].spec->numBytes(),
+                 nullptr);
+      CU_CHECK(driver, cuStreamSynchronize, nullptr);
+    });
+  }
+
+  /// Where the candidate's output `o` first differs from its saved copy, as
+  /// "[i, j] (x vs y)" (saved first), or "" when it does not.
+  std::string describeChangeSinceSaved(size_t o) {
+    return asCandidate([&]() -> std::string {
+      const Port &port = outputs[o];
+      CUdeviceptr now = pointerOf(*candRunner, port, true);
+      std::optional<uint64_t> i = checks->firstDifference(states[o].saved, now, *port.spec);
+      if (!i)
+        return "";
+      return formatDims(unflattenIndex(*i, port.spec->shape)) + " (" +
+             formatValue(checks->readElement(states[o].saved, *port.spec, *i)) + " vs " +
+             formatValue(checks->readElement(now, *port.spec, *i)) + ")";
+    });
   }
 
   /// "got 1.5" or, when the element still holds the poison, "got nan (never
   /// written: still the 0xFF poison)".
-  std::string describeGot(const Port &port, const Bytes &got, uint64_t index,
-                          double value) const {
+  std::string describeGot(const Port &port, uint64_t gotBits, double value) const {
     unsigned size = getInfo(port.spec->dtype).size;
     uint8_t poison = getPoisonByte(port.spec->dtype);
     bool poisoned = true;
     for (unsigned k = 0; k < size; ++k)
-      poisoned &= got[index * size + k] == poison;
+      poisoned &= uint8_t(gotBits >> (8 * k)) == poison;
     char hex[8];
     std::snprintf(hex, sizeof(hex), "0x%02X", poison);
     return "got " + formatValue(value) +
@@ -258,42 +306,52 @@ private:
   }
 
   void runTrials() {
-    PortData previousRef, previousCand;
     for (int t = 1; t <= options.trials; ++t) {
       Distribution distribution =
           kTrialDistributions[(t - 1) % std::size(kTrialDistributions)];
       std::string trialName = "trial " + std::to_string(t) + " (" +
                               getDistributionName(distribution) + ")";
       json trial = {{"trial", t}, {"distribution", getDistributionName(distribution)}};
-      PortData data = makeInputs(t, distribution);
-      PortData expected = runReference(data);
+      asReference([&] { makeInputs({options.seed * 1000 + t, distribution}); });
+      runReference();
       asCandidate([&] { candRunner->reallocate(); });
-      PortData got = runCandidate(data);
-      PortData again = runCandidate(data);
+      runCandidate();
+      saveCandidateOutputs();
+      runCandidate();
 
-      for (size_t o = 0; o < outputs.size(); ++o)
-        if (got[o] != again[o])
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        std::string difference = describeChangeSinceSaved(o);
+        if (!difference.empty())
           rejectTrial(trial, "outputs differ between two identical runs (race): " +
                                  outputs[o].spec->name + " first differs at " +
-                                 describeFirstDifference(outputs[o], got[o], again[o]) +
-                                 " on " + trialName);
+                                 difference + " on " + trialName);
+      }
+
+      std::vector<DeviceComparison> comparisons;
+      for (size_t o = 0; o < outputs.size(); ++o)
+        comparisons.push_back(asCandidate([&] {
+          return checks->compare(states[o].expected,
+                                 pointerOf(*candRunner, outputs[o], true),
+                                 *outputs[o].spec, toleranceOf(*outputs[o].spec));
+        }));
 
       if (t > 1)
         for (size_t o = 0; o < outputs.size(); ++o)
-          if (got[o] == previousCand[o] && expected[o] != previousRef[o])
+          if (comparisons[o].gotHash == states[o].previousCand &&
+              states[o].expected.hash != states[o].previousRef)
             rejectTrial(trial, "output " + outputs[o].spec->name +
                                    " does not change when inputs change (trials " +
                                    std::to_string(t - 1) + " and " +
                                    std::to_string(t) +
                                    " gave identical bytes; the reference's differ)");
 
-      compareTrial(trial, trialName, expected, got);
+      compareTrial(trial, trialName, comparisons);
       entry["trials"].push_back(trial);
-      previousRef = std::move(expected);
-      previousCand = std::move(got);
-      lastInputs = std::move(data);
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        states[o].previousRef = states[o].expected.hash;
+        states[o].previousCand = comparisons[o].gotHash;
+      }
     }
-    lastCand = std::move(previousCand);
   }
 
   /// The tolerance of an output: its dtype's, widened by the reference's
@@ -303,19 +361,17 @@ private:
                         reference.reductionAccumulator);
   }
 
-  /// Compares every output against the reference; fills the trial record
-  /// with the worst output's errors and rejects on the first mismatch.
+  /// Fills the trial record with the worst output's errors and rejects on
+  /// the first mismatch.
   void compareTrial(json &trial, const std::string &trialName,
-                    const PortData &expected, const PortData &got) {
+                    const std::vector<DeviceComparison> &comparisons) {
     json perOutput = json::object();
     std::optional<size_t> failed;
-    std::vector<Comparison> comparisons;
     double worstAbs = 0, worstRel = 0;
     size_t worstOutput = 0;
     for (size_t o = 0; o < outputs.size(); ++o) {
       const BufferSpec &spec = *outputs[o].spec;
-      Comparison c = compareElements(spec.dtype, toleranceOf(spec), expected[o].data(),
-                                     got[o].data(), spec.numElements());
+      const Comparison &c = comparisons[o].comparison;
       perOutput[spec.name] = {{"max_abs_err", c.maxAbsErr},
                               {"max_rel_err", c.maxRelErr},
                               {"worst_index", unflattenIndex(c.worst, spec.shape)},
@@ -327,14 +383,13 @@ private:
         worstOutput = o;
       worstAbs = std::max(worstAbs, c.maxAbsErr);
       worstRel = std::max(worstRel, c.maxRelErr);
-      comparisons.push_back(c);
     }
     size_t shown = failed ? *failed : worstOutput;
     trial["max_abs_err"] = worstAbs;
     trial["max_rel_err"] = worstRel;
     if (!outputs.empty()) {
       trial["worst_output"] = outputs[shown].spec->name;
-      trial["worst_index"] = unflattenIndex(comparisons[shown].worst,
+      trial["worst_index"] = unflattenIndex(comparisons[shown].comparison.worst,
                                             outputs[shown].spec->shape);
     }
     trial["outputs"] = perOutput;
@@ -342,7 +397,7 @@ private:
     if (!failed)
       return;
     const Port &port = outputs[*failed];
-    const Comparison &c = comparisons[*failed];
+    const Comparison &c = comparisons[*failed].comparison;
     Tolerance tolerance = toleranceOf(*port.spec);
     std::string bound =
         tolerance.exact ? "exact match required"
@@ -352,19 +407,20 @@ private:
     rejectTrial(trial, "mismatch in " + port.spec->name + " at " +
                            formatDims(unflattenIndex(c.worst, port.spec->shape)) +
                            " on " + trialName + ": " +
-                           describeGot(port, got[*failed], c.worst, c.got) +
+                           describeGot(port, comparisons[*failed].gotBits, c.got) +
                            ", expected " + formatValue(c.expected) + " (" +
                            std::to_string(c.numBad) + " of " +
                            std::to_string(c.numElements) + " elements off; " +
                            bound + ")");
   }
 
-  /// Interleaved timing on the last trial's inputs, then one more checked
+  /// Interleaved timing on the last trial's inputs (still in the copies),
+  /// then one more checked
   /// candidate run (a kernel may change behaviour after many launches), then
   /// the roofline check.
   void runTiming() {
-    asReference([&] { prepare(*refRunner, reference, false, lastInputs); });
-    asCandidate([&] { prepare(*candRunner, candidate, true, lastInputs); });
+    asReference([&] { prepare(*refRunner, reference, false); });
+    asCandidate([&] { prepare(*candRunner, candidate, true); });
     std::vector<double> refTimes, candTimes;
     for (int run = 0; run < options.warmup + options.runs; ++run) {
       double refUs = asReference([&] { return refRunner->timeOnce(); });
@@ -387,13 +443,15 @@ private:
     entry["ref_time"] = describeTiming(refStats, options.warmup);
     entry["cand_time"] = describeTiming(candStats, options.warmup);
 
-    PortData after = runCandidate(lastInputs);
-    for (size_t o = 0; o < outputs.size(); ++o)
-      if (after[o] != lastCand[o])
+    // The saved copies hold the last trial's first run.
+    runCandidate();
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      std::string difference = describeChangeSinceSaved(o);
+      if (!difference.empty())
         throw CandidateRejected("output " + outputs[o].spec->name +
-                                " changed after the timing runs at " +
-                                describeFirstDifference(outputs[o], lastCand[o], after[o]) +
+                                " changed after the timing runs at " + difference +
                                 " (the kernel behaves differently when run many times)");
+    }
     if (candStats.medianUs < options.rooflineMargin * floorUs)
       throw CandidateRejected(
           "faster than the roofline floor: " + formatNumber(candStats.medianUs) +
@@ -402,13 +460,16 @@ private:
           " bytes at " + formatNumber(options.rooflineBw) + " B/s; suspicious)");
   }
 
+  const Driver &driver;
   const Plan &reference, &candidate;
   const VerifyOptions &options;
   json entry;
   std::unique_ptr<PlanRunner> refRunner, candRunner;
+  std::unique_ptr<DeviceChecks> checks;
   std::string loadFailure;
   std::vector<Port> inputs, outputs;
-  PortData lastInputs, lastCand;
+  std::vector<DeviceCopy> inputCopies; ///< one per input
+  std::vector<OutputState> states;      ///< one per output
 };
 
 /// --child-test-fault: misbehaves like a broken child would.
@@ -438,9 +499,14 @@ json mlir::cuda_agent::verifyOne(const fs::path &referencePath,
   // Deliberately leaked: after a candidate's fault the context is broken and
   // tearing the runners down could block before the verdict is printed. The
   // child exits right after printing it.
+  auto started = std::chrono::steady_clock::now();
   auto *driver = new Driver();
   auto *verifier = new Verifier(*driver, reference, candidate, options);
-  return {{"status", "ok"}, {"candidate", verifier->run()}};
+  double setup =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  json entry = verifier->run();
+  entry["phase_s"]["setup"] = setup; // driver, contexts, modules, buffers
+  return {{"status", "ok"}, {"candidate", std::move(entry)}};
 }
 
 //===----------------------------------------------------------------------===//
@@ -486,6 +552,7 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
   }
 
   std::string self = runnable.empty() ? "" : getSelfExecutable();
+  std::vector<double> childSeconds(candidatePaths.size(), -1);
   for (size_t i = 0; i < candidatePaths.size(); ++i) {
     if (!runnable[i])
       continue;
@@ -493,7 +560,11 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
                                      candidatePaths[i].string()};
     for (std::string &arg : options.toChildArgs())
       argv.push_back(std::move(arg));
+    auto started = std::chrono::steady_clock::now();
     ChildResult child = runChild(argv, options.timeoutSeconds);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    childSeconds[i] = seconds;
     json result = parseChildOutput(child.output);
     bool exited = child.ending == ChildResult::Ending::Exited;
     if (result.value("status", "") == "ok" && result.contains("candidate")) {
@@ -517,8 +588,11 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
                                        (exited ? " without a result" : ""));
     }
   }
-  for (json &entry : entries)
-    summary[wire::kCandidates].push_back(std::move(entry));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i < childSeconds.size() && childSeconds[i] >= 0)
+      entries[i]["verify_s"] = childSeconds[i]; // the child's wall time
+    summary[wire::kCandidates].push_back(std::move(entries[i]));
+  }
 
   if (summary[wire::kStatus] == wire::kStatusOk && !rejected.empty()) {
     summary[wire::kStatus] = wire::kStatusError;

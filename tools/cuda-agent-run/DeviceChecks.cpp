@@ -1,0 +1,256 @@
+//===- DeviceChecks.cpp - The verifier's work done on the GPU ---*- C++ -*-===//
+//
+// Loads the fatbin that the build embedded (DeviceKernelsImage.cpp, made by
+// nvcc from DeviceKernels.cu) and launches its kernels on the legacy default
+// stream, which orders itself with the runners' blocking streams and with the
+// synchronous copies and memsets the verifier uses; each result is read back
+// with a synchronous copy, so a call returns when its kernel is done. Grids
+// are capped at 8 blocks per SM (the kernels are grid-stride loops), which
+// bounds the partial summaries the host combines.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceChecks.h"
+
+#include "ElementOps.h"
+
+#include <algorithm>
+#include <random>
+
+extern const unsigned char kDeviceKernelsImage[];
+extern const unsigned long kDeviceKernelsImageSize;
+
+using namespace mlir::cuda_agent;
+namespace el = mlir::cuda_agent::elements;
+
+static_assert(unsigned(DType::F32) == el::F32 && unsigned(DType::F16) == el::F16 &&
+                  unsigned(DType::BF16) == el::BF16 && unsigned(DType::F64) == el::F64 &&
+                  unsigned(DType::I1) == el::I1 && unsigned(DType::I8) == el::I8 &&
+                  unsigned(DType::I16) == el::I16 && unsigned(DType::I32) == el::I32 &&
+                  unsigned(DType::I64) == el::I64 && unsigned(DType::U8) == el::U8,
+              "ElementOps.h's Kind must follow DType");
+static_assert(unsigned(Distribution::Normal) == el::Normal &&
+                  unsigned(Distribution::UniformOffset) == el::UniformOffset &&
+                  unsigned(Distribution::SmallInt) == el::SmallInt &&
+                  unsigned(Distribution::LargeNormal) == el::LargeNormal,
+              "ElementOps.h's Draw must follow Distribution");
+
+static constexpr unsigned kBlock = 256;        // DeviceKernels.cu's kBlock
+static constexpr unsigned kBlocksPerSm = 8;
+
+DeviceChecks::DeviceChecks(const Driver &driver, int ordinal) : driver(driver) {
+  withContext("loading the verifier kernels", [&] {
+    char log[8192] = {};
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+    CUresult result =
+        driver.cuModuleLoadDataEx(&module, kDeviceKernelsImage, 2, options, values);
+    if (result != CUDA_SUCCESS)
+      throw RunnerError(kExitCuda, "cuModuleLoadDataEx: " + driver.describe(result) +
+                                       (log[0] ? std::string("; JIT log: ") + log : ""));
+    CU_CHECK(driver, cuModuleGetFunction, &generateFn, module, "cuda_agent_generate");
+    CU_CHECK(driver, cuModuleGetFunction, &unmaskFn, module, "cuda_agent_unmask");
+    CU_CHECK(driver, cuModuleGetFunction, &captureFn, module, "cuda_agent_capture");
+    CU_CHECK(driver, cuModuleGetFunction, &compareFn, module, "cuda_agent_compare");
+    CU_CHECK(driver, cuModuleGetFunction, &firstDifferenceFn, module,
+             "cuda_agent_first_difference");
+    CUdevice device;
+    int sms = 0;
+    CU_CHECK(driver, cuDeviceGet, &device, ordinal);
+    CU_CHECK(driver, cuDeviceGetAttribute, &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+             device);
+    maxBlocks = unsigned(std::max(sms, 1)) * kBlocksPerSm;
+    counter = allocate(sizeof(uint64_t));
+    partials = allocate(uint64_t(maxBlocks) *
+                        std::max(sizeof(el::ComparePartial), sizeof(el::CapturePartial)));
+  });
+  (void)kDeviceKernelsImageSize;
+}
+
+DeviceChecks::~DeviceChecks() {
+  // Best effort, like ~PlanRunner: after a sticky error these fail too.
+  for (auto [ptr, bytes] : owned) {
+    driver.cuMemsetD8(ptr, 0xA5, bytes);
+    driver.cuMemFree(ptr);
+  }
+  if (module)
+    driver.cuModuleUnload(module);
+}
+
+CUdeviceptr DeviceChecks::allocate(uint64_t bytes) {
+  CUdeviceptr ptr = 0;
+  withContext("allocating " + std::to_string(bytes) + " bytes for the verifier",
+              [&] { CU_CHECK(driver, cuMemAlloc, &ptr, std::max<uint64_t>(bytes, 1)); });
+  owned.push_back({ptr, std::max<uint64_t>(bytes, 1)});
+  return ptr;
+}
+
+/// The blocks of a grid-stride kernel over `count` elements.
+static unsigned blocksFor(uint64_t count, unsigned maxBlocks) {
+  return unsigned(std::clamp<uint64_t>((count + kBlock - 1) / kBlock, 1, maxBlocks));
+}
+
+/// Launches `function` over `count` elements on the legacy default stream.
+void DeviceChecks::launch(CUfunction function, uint64_t count, std::vector<void *> args) {
+  CU_CHECK(driver, cuLaunchKernel, function, blocksFor(count, maxBlocks), 1, 1, kBlock, 1,
+           1, 0, nullptr, args.data(), nullptr);
+}
+
+uint64_t DeviceChecks::readCounter() {
+  uint64_t value = 0;
+  CU_CHECK(driver, cuMemcpyDtoH, &value, counter, sizeof(value));
+  return value;
+}
+
+/// A fresh mask key: what a candidate cannot guess.
+static uint64_t makeKey() {
+  std::random_device random;
+  return (uint64_t(random()) << 32) ^ random();
+}
+
+void DeviceChecks::generate(DeviceCopy &into, const BufferSpec &buffer, uint64_t seed,
+                            size_t bufferIndex, Distribution distribution) {
+  withContext("generating buffer '" + buffer.name + "'", [&] {
+    into.key = makeKey();
+    CUdeviceptr out = into.store;
+    uint64_t count = buffer.numElements(), pairs = (count + 1) / 2;
+    uint32_t kind = uint32_t(buffer.dtype), draw = uint32_t(distribution);
+    uint64_t start = el::streamStart(seed, bufferIndex);
+    launch(generateFn, pairs, {&out, &count, &kind, &start, &draw, &into.key});
+  });
+}
+
+void DeviceChecks::restore(const DeviceCopy &copy, CUdeviceptr data,
+                           const BufferSpec &buffer) {
+  withContext("filling buffer '" + buffer.name + "'", [&] {
+    CUdeviceptr store = copy.store;
+    uint64_t key = copy.key, count = buffer.numElements();
+    uint32_t size = getInfo(buffer.dtype).size;
+    launch(unmaskFn, count, {&store, &key, &data, &count, &size});
+  });
+}
+
+/// Runs the capture kernel (store 0: hash only) and combines its partials.
+static el::CapturePartial runCapture(const Driver &driver, CUfunction function,
+                                     CUdeviceptr partials, unsigned maxBlocks,
+                                     CUdeviceptr data, CUdeviceptr store,
+                                     const BufferSpec &buffer, uint64_t key) {
+  uint64_t count = buffer.numElements();
+  uint32_t kind = uint32_t(buffer.dtype);
+  unsigned blocks = blocksFor(count, maxBlocks);
+  std::vector<void *> args = {&data, &store, &count, &kind, &key, &partials};
+  CU_CHECK(driver, cuLaunchKernel, function, blocks, 1, 1, kBlock, 1, 1, 0, nullptr,
+           args.data(), nullptr);
+  std::vector<el::CapturePartial> parts(blocks);
+  CU_CHECK(driver, cuMemcpyDtoH, parts.data(), partials,
+           parts.size() * sizeof(el::CapturePartial));
+  el::CapturePartial total = {0, {0, 0}};
+  for (const el::CapturePartial &part : parts) {
+    total.scale = std::max(total.scale, part.scale);
+    total.hash[0] += part.hash[0];
+    total.hash[1] += part.hash[1];
+  }
+  return total;
+}
+
+void DeviceChecks::capture(CUdeviceptr data, const BufferSpec &buffer,
+                           DeviceCopy &into) {
+  withContext("capturing output '" + buffer.name + "'", [&] {
+    into.key = makeKey();
+    el::CapturePartial total = runCapture(driver, captureFn, partials, maxBlocks, data,
+                                          into.store, buffer, into.key);
+    into.scale = total.scale;
+    into.hash = {total.hash[0], total.hash[1]};
+  });
+}
+
+BufferHash DeviceChecks::hash(CUdeviceptr data, const BufferSpec &buffer) {
+  return withContext("hashing buffer '" + buffer.name + "'", [&] {
+    el::CapturePartial total =
+        runCapture(driver, captureFn, partials, maxBlocks, data, 0, buffer, 0);
+    return BufferHash{total.hash[0], total.hash[1]};
+  });
+}
+
+DeviceComparison DeviceChecks::compare(const DeviceCopy &expected, CUdeviceptr got,
+                                       const BufferSpec &buffer,
+                                       const Tolerance &tolerance) {
+  return withContext("comparing output '" + buffer.name + "'", [&] {
+    uint64_t count = buffer.numElements();
+    uint32_t kind = uint32_t(buffer.dtype), exact = tolerance.exact;
+    double rtol = tolerance.rtol, atol = tolerance.atol * expected.scale;
+    CUdeviceptr store = expected.store;
+    uint64_t key = expected.key;
+    unsigned blocks = blocksFor(count, maxBlocks);
+    std::vector<void *> args = {&store, &key,  &got,   &count,   &kind,
+                                &rtol,  &atol, &exact, &partials};
+    CU_CHECK(driver, cuLaunchKernel, compareFn, blocks, 1, 1, kBlock, 1, 1, 0, nullptr,
+             args.data(), nullptr);
+    std::vector<el::ComparePartial> parts(blocks);
+    CU_CHECK(driver, cuMemcpyDtoH, parts.data(), partials,
+             parts.size() * sizeof(el::ComparePartial));
+    el::ComparePartial total;
+    for (const el::ComparePartial &part : parts)
+      el::combine(total, part);
+    DeviceComparison result;
+    Comparison &c = result.comparison;
+    c.numElements = count;
+    c.numBad = total.numBad;
+    c.ok = total.numBad == 0;
+    bool seen = total.worst != ~uint64_t(0);
+    c.worst = seen ? total.worst : 0;
+    c.got = seen ? total.got : 0;
+    c.expected = seen ? total.expected : 0;
+    c.maxAbsErr = total.maxAbsErr;
+    c.maxRelErr = total.maxRelErr;
+    c.scale = tolerance.exact ? 0 : expected.scale;
+    result.gotBits = total.gotBits;
+    result.gotHash = {total.hash[0], total.hash[1]};
+    return result;
+  });
+}
+
+std::optional<uint64_t> DeviceChecks::findDifference(CUdeviceptr a, uint64_t keyA,
+                                                     bool maskedA, CUdeviceptr b,
+                                                     const BufferSpec &buffer) {
+  return withContext("comparing buffer '" + buffer.name + "' bitwise", [&] {
+    CU_CHECK(driver, cuMemsetD8, counter, 0xFF, sizeof(uint64_t));
+    uint64_t count = buffer.numElements();
+    uint32_t size = getInfo(buffer.dtype).size, masked = maskedA;
+    launch(firstDifferenceFn, count, {&a, &keyA, &masked, &b, &count, &size, &counter});
+    uint64_t first = readCounter();
+    return first == ~uint64_t(0) ? std::nullopt : std::optional<uint64_t>(first);
+  });
+}
+
+std::optional<uint64_t> DeviceChecks::firstDifference(CUdeviceptr a, CUdeviceptr b,
+                                                      const BufferSpec &buffer) {
+  return findDifference(a, 0, false, b, buffer);
+}
+
+std::optional<uint64_t> DeviceChecks::firstDifference(const DeviceCopy &copy,
+                                                      CUdeviceptr data,
+                                                      const BufferSpec &buffer) {
+  return findDifference(copy.store, copy.key, true, data, buffer);
+}
+
+double DeviceChecks::readElement(CUdeviceptr data, const BufferSpec &buffer,
+                                 uint64_t index) {
+  unsigned size = getInfo(buffer.dtype).size;
+  uint8_t bytes[8] = {};
+  withContext("reading buffer '" + buffer.name + "'", [&] {
+    CU_CHECK(driver, cuMemcpyDtoH, bytes, data + index * size, size);
+  });
+  return decodeFloat(buffer.dtype, bytes);
+}
+
+double DeviceChecks::readCaptured(const DeviceCopy &output, const BufferSpec &buffer,
+                                  uint64_t index) {
+  unsigned size = getInfo(buffer.dtype).size;
+  uint64_t bits = 0;
+  withContext("reading the reference's '" + buffer.name + "'", [&] {
+    CU_CHECK(driver, cuMemcpyDtoH, &bits, output.store + index * size, size);
+  });
+  bits ^= el::maskOf(output.key, index); // little-endian: the low bytes count
+  return decodeFloat(buffer.dtype, &bits);
+}

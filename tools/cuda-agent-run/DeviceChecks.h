@@ -1,0 +1,106 @@
+//===- DeviceChecks.h - The verifier's work done on the GPU -----*- C++ -*-===//
+//
+// DeviceChecks runs the verifier's embedded kernels (DeviceKernels.cu) in the
+// current context, so that a trial moves no buffer through the host: inputs
+// are generated once per trial from the seed into masked device copies,
+// unmasked into each run's buffers and compared with them after the run; a
+// reference output is captured into a masked copy (with its scale and hash),
+// and a candidate output is compared against that copy.
+// Every call returns a small summary; the host reads back nothing else.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_RUN_DEVICECHECKS_H
+#define CUDA_AGENT_RUN_DEVICECHECKS_H
+
+#include "Driver.h"
+#include "Inputs.h"
+#include "Plan.h"
+#include "Tolerance.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace mlir::cuda_agent {
+
+/// 128 bits of an order-free hash of a buffer's elements (ElementOps.h).
+using BufferHash = std::array<uint64_t, 2>;
+
+/// A buffer's contents kept by the verifier on the device, XORed with a mask
+/// drawn from a random key, so that no plain copy of an input or of the
+/// reference's answer sits in device memory for a candidate to find.
+struct DeviceCopy {
+  CUdeviceptr store = 0; ///< allocated by the caller, the buffer's size
+  uint64_t key = 0;
+  double scale = 0; ///< capture(): largest finite |element| (floats)
+  BufferHash hash{}; ///< capture(): hash of the plain contents
+};
+
+/// The comparison of a candidate output with a captured reference output.
+struct DeviceComparison {
+  Comparison comparison;  ///< as compareElements() would report it
+  uint64_t gotBits = 0;   ///< raw bits of the candidate's element at `worst`
+  BufferHash gotHash{};   ///< hash of the candidate's output
+};
+
+class DeviceChecks {
+public:
+  /// Loads the embedded kernels into the current context (that of device
+  /// `ordinal`, made current by a PlanRunner). Throws RunnerError(kExitCuda).
+  DeviceChecks(const Driver &driver, int ordinal);
+  ~DeviceChecks();
+  DeviceChecks(const DeviceChecks &) = delete;
+  DeviceChecks &operator=(const DeviceChecks &) = delete;
+
+  /// Device memory owned by this object, freed (after a scrub) with it.
+  CUdeviceptr allocate(uint64_t bytes);
+
+  /// Fills `into.store` with `buffer`'s elements of the stream generateInput()
+  /// gives for (`seed`, `bufferIndex`, `distribution`), masked with a fresh
+  /// key.
+  void generate(DeviceCopy &into, const BufferSpec &buffer, uint64_t seed,
+                size_t bufferIndex, Distribution distribution);
+  /// Writes the plain contents of `copy` to `data`.
+  void restore(const DeviceCopy &copy, CUdeviceptr data, const BufferSpec &buffer);
+  /// The flat index of the first element where `data` differs from `copy`.
+  std::optional<uint64_t> firstDifference(const DeviceCopy &copy, CUdeviceptr data,
+                                          const BufferSpec &buffer);
+
+  /// Copies `buffer`'s output at `data` into `into.store` masked with a
+  /// fresh key; fills scale and hash.
+  void capture(CUdeviceptr data, const BufferSpec &buffer, DeviceCopy &into);
+  /// Hashes `buffer`'s elements at `data`.
+  BufferHash hash(CUdeviceptr data, const BufferSpec &buffer);
+  /// Compares the candidate output at `got` with `expected` under `tolerance`.
+  DeviceComparison compare(const DeviceCopy &expected, CUdeviceptr got,
+                           const BufferSpec &buffer, const Tolerance &tolerance);
+  /// The flat index of the first element where `a` and `b` differ bitwise.
+  std::optional<uint64_t> firstDifference(CUdeviceptr a, CUdeviceptr b,
+                                          const BufferSpec &buffer);
+  /// Reads element `index` of `buffer` at `data` as a double (decodeFloat).
+  double readElement(CUdeviceptr data, const BufferSpec &buffer, uint64_t index);
+  /// Reads element `index` of a captured output.
+  double readCaptured(const DeviceCopy &output, const BufferSpec &buffer,
+                      uint64_t index);
+
+private:
+  void launch(CUfunction function, uint64_t count, std::vector<void *> args);
+  std::optional<uint64_t> findDifference(CUdeviceptr a, uint64_t keyA, bool maskedA,
+                                         CUdeviceptr b, const BufferSpec &buffer);
+  uint64_t readCounter();
+
+  const Driver &driver;
+  CUmodule module = nullptr;
+  CUfunction generateFn = nullptr, unmaskFn = nullptr, captureFn = nullptr,
+             compareFn = nullptr, firstDifferenceFn = nullptr;
+  unsigned maxBlocks = 0;
+  CUdeviceptr counter = 0;  ///< one u64 for the atomic kernels
+  CUdeviceptr partials = 0; ///< one partial summary per block
+  std::vector<std::pair<CUdeviceptr, uint64_t>> owned;
+};
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_RUN_DEVICECHECKS_H

@@ -1,0 +1,153 @@
+//===- ElementOpsTest.cpp - Rules shared by the runner and its kernels ----===//
+//
+// The verifier's GPU kernels (tools/cuda-agent-run/DeviceKernels.cu) and its
+// host code share ElementOps.h. These tests pin down what the GPU relies on
+// without a GPU: the counter-based stream is the sequential splitmix64
+// stream the host generator always drew (so seeds keep their inputs), and
+// judging elements in strided slices (one per GPU thread) and combining the
+// partial summaries in any order picks the same counts and worst element as
+// one sequential pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ElementOps.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace mlir::cuda_agent::elements;
+
+namespace {
+
+/// The host generator's stream before it became counter-based.
+struct SequentialSplitMix {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+};
+
+TEST(ElementOps, CounterStreamIsTheSequentialStream) {
+  for (uint64_t seed : {0ULL, 1ULL, 4001ULL}) {
+    uint64_t start = streamStart(seed, 3);
+    SequentialSplitMix rng{start};
+    for (uint64_t k = 0; k < 1000; ++k)
+      ASSERT_EQ(draw(start, k), rng.next()) << "seed " << seed << " draw " << k;
+  }
+}
+
+TEST(ElementOps, NormalsComeInBoxMullerPairs) {
+  uint64_t start = streamStart(7, 0);
+  SequentialSplitMix rng{start};
+  for (uint64_t i = 0; i < 200; i += 2) {
+    double u1 = double((rng.next() >> 11) + 1) * 0x1p-53;
+    double u2 = double((rng.next() >> 11) + 1) * 0x1p-53;
+    double radius = std::sqrt(-2.0 * std::log(u1)), angle = 2.0 * M_PI * u2;
+    EXPECT_EQ(floatElement(start, i, Normal, F32), radius * std::cos(angle));
+    EXPECT_EQ(floatElement(start, i + 1, Normal, F32), radius * std::sin(angle));
+    EXPECT_EQ(floatElement(start, i, LargeNormal, F16), 30 * radius * std::cos(angle));
+  }
+  for (uint64_t i = 0; i < 200; ++i) {
+    double uniform = floatElement(start, i, UniformOffset, F32);
+    EXPECT_GT(uniform, 2.0);
+    EXPECT_LE(uniform, 4.0);
+    double small = floatElement(start, i, SmallInt, F32);
+    EXPECT_EQ(small, std::round(small));
+    EXPECT_LE(std::fabs(small), 4.0);
+    EXPECT_LE(std::llabs(intElement(start, i, I32)), 8);
+    EXPECT_LE(intElement(start, i, U8), 8);
+    EXPECT_GE(intElement(start, i, U8), 0);
+  }
+}
+
+/// Judges `expected` against `got` the way the GPU does: `slices` strided
+/// slices, combined in a shuffled tree.
+ComparePartial judgeSliced(const std::vector<double> &expected, const std::vector<double> &got,
+                           double rtol, double atol, unsigned slices, std::mt19937 &rng) {
+  std::vector<ComparePartial> parts(slices);
+  for (unsigned s = 0; s < slices; ++s)
+    for (uint64_t i = s; i < expected.size(); i += slices)
+      judgeFloat(parts[s], i, expected[i], got[i], 0, rtol, atol);
+  std::shuffle(parts.begin(), parts.end(), rng);
+  while (parts.size() > 1) {
+    std::vector<ComparePartial> next;
+    for (size_t k = 0; k + 1 < parts.size(); k += 2) {
+      next.push_back(parts[k]);
+      combine(next.back(), parts[k + 1]);
+    }
+    if (parts.size() % 2)
+      next.push_back(parts.back());
+    parts = std::move(next);
+  }
+  return parts[0];
+}
+
+TEST(ElementOps, SlicedJudgementMatchesOnePass) {
+  std::mt19937 rng(5);
+  std::normal_distribution<double> normal;
+  for (int variant = 0; variant < 4; ++variant) {
+    std::vector<double> expected(1000), got(1000);
+    for (size_t i = 0; i < expected.size(); ++i) {
+      expected[i] = normal(rng);
+      got[i] = expected[i] * (1 + 1e-4 * double(i % 7)); // several ties in ratio
+    }
+    if (variant >= 1)
+      got[700] = NAN, got[300] = NAN; // first non-finite mismatch wins: 300
+    if (variant >= 2)
+      expected[100] = INFINITY, got[100] = INFINITY; // agreeing infinities are fine
+    if (variant == 3)
+      expected[50] = NAN, got[50] = 1.0; // a NaN expected needs a NaN
+    ComparePartial sequential;
+    for (uint64_t i = 0; i < expected.size(); ++i)
+      judgeFloat(sequential, i, expected[i], got[i], 0, 1e-4, 1e-5);
+    for (unsigned slices : {1u, 3u, 64u, 999u, 4096u}) {
+      ComparePartial sliced = judgeSliced(expected, got, 1e-4, 1e-5, slices, rng);
+      EXPECT_EQ(sliced.numBad, sequential.numBad) << variant << " " << slices;
+      EXPECT_EQ(sliced.worst, sequential.worst) << variant << " " << slices;
+      EXPECT_EQ(sliced.maxAbsErr, sequential.maxAbsErr);
+      EXPECT_EQ(sliced.maxRelErr, sequential.maxRelErr);
+    }
+    if (variant > 0)
+      EXPECT_EQ(sequential.worst, variant == 3 ? 50u : 300u);
+  }
+}
+
+TEST(ElementOps, ExactJudgementReportsTheFirstMismatch) {
+  ComparePartial low, high;
+  judgeInt(high, 90, 3, 4, 4);
+  judgeInt(low, 10, -1, 7, 7);
+  judgeInt(low, 11, 5, 5, 5);
+  combine(high, low);
+  EXPECT_EQ(high.numBad, 2u);
+  EXPECT_EQ(high.worst, 10u);
+  EXPECT_EQ(high.got, 7.0);
+  EXPECT_EQ(high.maxAbsErr, 8.0);
+}
+
+TEST(ElementOps, HashIsOrderFreeAndSeesEveryBit) {
+  uint64_t forward[2] = {0, 0}, backward[2] = {0, 0}, flipped[2] = {0, 0};
+  for (uint64_t i = 0; i < 100; ++i)
+    hashElement(forward, i, i * 3);
+  for (uint64_t i = 100; i-- > 0;)
+    hashElement(backward, i, i * 3);
+  for (uint64_t i = 0; i < 100; ++i)
+    hashElement(flipped, i, i == 42 ? (i * 3) ^ 1 : i * 3);
+  EXPECT_EQ(forward[0], backward[0]);
+  EXPECT_EQ(forward[1], backward[1]);
+  EXPECT_NE(forward[0], flipped[0]);
+  EXPECT_NE(forward[1], flipped[1]);
+  // Swapping two elements' values changes the hash (positions are mixed in).
+  uint64_t swapped[2] = {0, 0};
+  for (uint64_t i = 0; i < 100; ++i)
+    hashElement(swapped, i, i == 1 ? 6 : i == 2 ? 3 : i * 3);
+  EXPECT_NE(forward[0], swapped[0]);
+}
+
+} // namespace
