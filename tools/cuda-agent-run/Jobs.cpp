@@ -71,7 +71,10 @@ JobsFile mlir::cuda_agent::loadJobs(const fs::path &dir) {
         job["hash"].get<std::string>(),
         job.value("function", std::string("?")),
         inside(dir, job.value("reference", json()), "reference"),
-        {}};
+        {},
+        job.contains("flops") && job["flops"].is_number_integer()
+            ? job["flops"].get<int64_t>()
+            : 0};
     for (const json &candidate : job.value("candidates", json::array()))
       entry.candidates.push_back(
           inside(dir, candidate.value("bundle", json()), "bundle"));
@@ -106,7 +109,10 @@ json mlir::cuda_agent::runJobs(const JobsFile &file, const json &device,
       result = {{"status", "ok"}, {"candidates", json::array()}};
     } else {
       try {
-        result = verifyBundles(job.reference, candidates, options, exitCode);
+        VerifyOptions jobOptions = options;
+        if (job.flops > 0)
+          jobOptions.flops = job.flops;
+        result = verifyBundles(job.reference, candidates, jobOptions, exitCode);
       } catch (const RunnerError &error) {
         exitCode = error.exitCode();
         result = {{"status", "error"}, {"error", error.what()}};

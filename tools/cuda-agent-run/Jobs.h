@@ -42,6 +42,8 @@ struct JobsFile {
     std::string hash, function;
     std::filesystem::path reference;
     std::vector<std::filesystem::path> candidates;
+    /// The region's flops (the compute floor); 0 when jobs.json has none.
+    int64_t flops = 0;
   };
   std::vector<Job> list;
 };
@@ -55,7 +57,7 @@ JobsFile loadJobs(const std::filesystem::path &dir);
 /// returns {"status": "ok", "device", "jobs": [{"hash", "exit_code",
 /// "candidates", "accepted", "result"}]}. `base` supplies the device ordinal
 /// and the timing settings; jobs.json supplies min_speedup, timeout and
-/// trials. A job whose reference cannot run is recorded with its exit code
+/// trials, and each job's flops. A job whose reference cannot run is recorded with its exit code
 /// and the next job still runs.
 nlohmann::ordered_json runJobs(const JobsFile &file,
                                const nlohmann::ordered_json &device,

@@ -187,6 +187,8 @@ PlanRunner::~PlanRunner() {
     driver.cuEventDestroy(stopEvent);
   if (flushBuffer)
     driver.cuMemFree(flushBuffer);
+  for (auto [index, copy] : saved)
+    driver.cuMemFree(copy);
   // Scrubbed before freeing, like reallocate(): no results in freed blocks.
   for (size_t i = 0; i < allocations.size(); ++i) {
     driver.cuMemsetD8(allocations[i], kGuardPattern,
@@ -217,6 +219,67 @@ void PlanRunner::fill(size_t index, uint8_t value) {
     CU_CHECK(driver, cuMemsetD8, allocations[index] + kGuardBytes, value,
              plan.buffers[index].numBytes());
   });
+}
+
+void PlanRunner::fillRandom(size_t index, uint64_t seed) {
+  size_t total = plan.buffers[index].numBytes();
+  std::vector<uint8_t> block(std::min<size_t>(total, size_t(1) << 20));
+  uint64_t state = seed;
+  for (size_t i = 0; i < block.size(); i += 8) {
+    // splitmix64
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    for (size_t k = 0; k < 8 && i + k < block.size(); ++k)
+      block[i + k] = uint8_t(z >> (8 * k));
+  }
+  withContext("poisoning buffer '" + plan.buffers[index].name + "'", [&] {
+    CUdeviceptr base = allocations[index] + kGuardBytes;
+    if (!block.empty())
+      CU_CHECK(driver, cuMemcpyHtoD, base, block.data(), block.size());
+    for (size_t done = block.size(); done < total;) {
+      size_t chunk = std::min(done, total - done);
+      CU_CHECK(driver, cuMemcpyDtoDAsync, base + done, base, chunk, stream);
+      done += chunk;
+    }
+    CU_CHECK(driver, cuStreamSynchronize, stream);
+  });
+}
+
+size_t PlanRunner::save(size_t index) {
+  size_t bytes = plan.buffers[index].numBytes();
+  CUdeviceptr copy = 0;
+  withContext("saving buffer '" + plan.buffers[index].name + "'", [&] {
+    CU_CHECK(driver, cuMemAlloc, &copy, std::max<size_t>(bytes, 1));
+    saved.push_back({index, copy});
+    if (bytes)
+      CU_CHECK(driver, cuMemcpyDtoDAsync, copy, allocations[index] + kGuardBytes,
+               bytes, stream);
+    CU_CHECK(driver, cuStreamSynchronize, stream);
+  });
+  return saved.size() - 1;
+}
+
+void PlanRunner::restore(size_t handle) {
+  auto [index, copy] = saved.at(handle);
+  size_t bytes = plan.buffers[index].numBytes();
+  withContext("restoring buffer '" + plan.buffers[index].name + "'", [&] {
+    if (bytes)
+      CU_CHECK(driver, cuMemcpyDtoDAsync, allocations[index] + kGuardBytes, copy,
+               bytes, stream);
+    CU_CHECK(driver, cuStreamSynchronize, stream);
+  });
+}
+
+void PlanRunner::dropSaved() {
+  for (auto [index, copy] : saved)
+    withContext("dropping a copy of buffer '" + plan.buffers[index].name + "'", [&] {
+      CU_CHECK(driver, cuMemsetD8, copy, kGuardPattern,
+               std::max<size_t>(plan.buffers[index].numBytes(), 1));
+      CU_CHECK(driver, cuMemFree, copy);
+    });
+  saved.clear();
 }
 
 std::vector<uint8_t> PlanRunner::download(size_t index) {

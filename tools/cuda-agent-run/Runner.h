@@ -56,6 +56,17 @@ public:
   void upload(size_t index, const std::vector<uint8_t> &bytes);
   /// Sets every byte of buffer `index` to `value`.
   void fill(size_t index, uint8_t value);
+  /// Fills buffer `index` with seeded pseudo-random bytes (splitmix64 of
+  /// `seed`): a block of at most 1 MiB made on the host, repeated over the
+  /// buffer by device-to-device copies. A different seed, a different pattern.
+  void fillRandom(size_t index, uint64_t seed);
+  /// Keeps a device copy of buffer `index`'s current contents and returns a
+  /// handle for restore(); the copies live until dropSaved().
+  size_t save(size_t index);
+  /// Copies saved contents `handle` back into the buffer they came from.
+  void restore(size_t handle);
+  /// Scrubs and frees every copy that save() made.
+  void dropSaved();
   /// Copies buffer `index` back to the host.
   std::vector<uint8_t> download(size_t index);
   /// Returns the names of the buffers whose guard bytes changed, with the
@@ -103,6 +114,8 @@ private:
   std::vector<CUdeviceptr> allocations;    ///< one per buffer, with guards
   std::vector<std::vector<CUdeviceptr>> argValues; ///< per launch
   std::vector<std::vector<void *>> argPointers;    ///< into argValues
+  /// save()'s copies: the buffer index and the copy.
+  std::vector<std::pair<size_t, CUdeviceptr>> saved;
   CUdeviceptr flushBuffer = 0; ///< L2 flush scratch, allocated by time()
   size_t flushBytes = 0;
   CUevent startEvent = nullptr, stopEvent = nullptr; ///< created by time()

@@ -13,13 +13,16 @@
 
 #include "Child.h"
 #include "Driver.h"
+#include "Floors.h"
 #include "Inputs.h"
 #include "Runner.h"
+#include "StateCheck.h"
 #include "Tolerance.h"
 
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -45,6 +48,10 @@ std::vector<std::string> VerifyOptions::toChildArgs() const {
       "--runs",        std::to_string(runs),
       "--min-speedup", formatNumber(minSpeedup, 17),
       "--roofline-bw", formatNumber(rooflineBw, 17)};
+  if (peakFlops > 0)
+    args.insert(args.end(), {"--peak-flops", formatNumber(peakFlops, 17)});
+  if (flops > 0)
+    args.insert(args.end(), {"--flops", std::to_string(flops)});
   if (time)
     args.push_back("--time");
   if (!childTestFault.empty())
@@ -156,6 +163,19 @@ struct Port {
 using Bytes = std::vector<uint8_t>;
 using PortData = std::vector<Bytes>; ///< one per port
 
+/// The inputs of one trial and the reference's outputs for them; timing
+/// rotates between the last two.
+struct InputSet {
+  int trial;
+  PortData inputs, expected;
+};
+
+/// The seed of the poison before timed run `run` of buffer `buffer`.
+uint64_t getPoisonSeed(uint64_t seed, int run, size_t buffer, bool isCandidate) {
+  return (seed * 0x100000001B3ull + uint64_t(run)) * 0x9E3779B97F4A7C15ull ^
+         (uint64_t(buffer) << 1 | uint64_t(isCandidate));
+}
+
 class Verifier {
 public:
   Verifier(const Driver &driver, const Plan &reference, const Plan &candidate,
@@ -178,11 +198,15 @@ public:
         outputs.push_back({&buffer, i, c});
     }
     // A candidate whose kernels do not load fails here, in its constructor.
-    // That is a verdict, so it is deferred to run().
-    try {
-      candRunner = std::make_unique<PlanRunner>(driver, candidate, options.device);
-    } catch (const RunnerError &error) {
-      loadFailure = error.what();
+    // That is a verdict, so it is deferred to run(). One that keeps state
+    // between launches is not even loaded.
+    loadFailure = findCandidateState(candidate).reason;
+    if (loadFailure.empty()) {
+      try {
+        candRunner = std::make_unique<PlanRunner>(driver, candidate, options.device);
+      } catch (const RunnerError &error) {
+        loadFailure = error.what();
+      }
     }
   }
 
@@ -213,8 +237,8 @@ private:
     return data;
   }
 
-  /// Fills `runner`'s buffers for a run: inputs uploaded, outputs poisoned,
-  /// temps zeroed.
+  /// Fills `runner`'s buffers for a checked run: inputs uploaded, outputs
+  /// poisoned, temps (the workspace among them) zeroed.
   void prepare(PlanRunner &runner, const Plan &plan, bool isCandidate,
                const PortData &data) {
     for (size_t b = 0; b < plan.buffers.size(); ++b) {
@@ -315,7 +339,7 @@ private:
   }
 
   void runTrials() {
-    PortData previousRef, previousCand;
+    PortData previousCand;
     for (int t = 1; t <= options.trials; ++t) {
       Distribution distribution =
           kTrialDistributions[(t - 1) % std::size(kTrialDistributions)];
@@ -337,7 +361,7 @@ private:
 
       if (t > 1)
         for (size_t o = 0; o < outputs.size(); ++o)
-          if (got[o] == previousCand[o] && expected[o] != previousRef[o])
+          if (got[o] == previousCand[o] && expected[o] != recent.back().expected[o])
             rejectTrial(trial, "output " + outputs[o].spec->name +
                                    " does not change when inputs change (trials " +
                                    std::to_string(t - 1) + " and " +
@@ -346,9 +370,10 @@ private:
 
       compareTrial(trial, trialName, expected, got);
       entry["trials"].push_back(trial);
-      previousRef = std::move(expected);
       previousCand = std::move(got);
-      lastInputs = std::move(data);
+      recent.push_back({t, std::move(data), std::move(expected)});
+      if (recent.size() > 2)
+        recent.pop_front();
     }
     lastCand = std::move(previousCand);
   }
@@ -416,39 +441,139 @@ private:
                            bound + ")");
   }
 
-  /// Interleaved timing on the last trial's inputs, then one more checked
-  /// candidate run (a kernel may change behaviour after many launches), then
-  /// the roofline check.
+  /// The inputs of the timed runs: the last two trials' (moved out of
+  /// `recent`, the last trial's first), or the last one and one more set
+  /// (with its reference run) when there was a single trial.
+  std::vector<InputSet> takeTimingSets() {
+    std::vector<InputSet> sets;
+    for (auto it = recent.rbegin(); it != recent.rend(); ++it)
+      sets.push_back(std::move(*it));
+    recent.clear();
+    if (sets.size() < 2) {
+      int t = options.trials + 1;
+      Distribution distribution =
+          kTrialDistributions[(t - 1) % std::size(kTrialDistributions)];
+      PortData data = makeInputs(t, distribution);
+      PortData expected = runReference(data);
+      sets.push_back({t, std::move(data), std::move(expected)});
+    }
+    return sets;
+  }
+
+  /// Uploads every input set into `runner` once and keeps a device copy of
+  /// each; returns the handles, [set][input port].
+  std::vector<std::vector<size_t>> stashInputSets(PlanRunner &runner, bool isCandidate,
+                                                  const std::vector<InputSet> &sets) {
+    std::vector<std::vector<size_t>> handles;
+    for (const InputSet &set : sets) {
+      handles.emplace_back();
+      for (size_t p = 0; p < inputs.size(); ++p) {
+        size_t buffer = isCandidate ? inputs[p].cand : inputs[p].ref;
+        runner.upload(buffer, set.inputs[p]);
+        handles.back().push_back(runner.save(buffer));
+      }
+    }
+    return handles;
+  }
+
+  /// Readies `runner` for timed run `run` on the input set whose device
+  /// copies are `handles`, outside the timed interval: inputs (and inouts)
+  /// restored, outputs re-poisoned with seeded random bytes (a different
+  /// pattern every run, so a kernel cannot tell a timed run from a checked
+  /// one by its output buffer), temps (the workspace among them) zeroed.
+  void prepareTimed(PlanRunner &runner, const Plan &plan, bool isCandidate, int run,
+                    const std::vector<size_t> &handles) {
+    for (size_t handle : handles)
+      runner.restore(handle);
+    for (size_t b = 0; b < plan.buffers.size(); ++b) {
+      const BufferSpec &buffer = plan.buffers[b];
+      if (buffer.role == Role::Output)
+        runner.fillRandom(b, getPoisonSeed(options.seed, run, b, isCandidate));
+      else if (buffer.role == Role::Temp)
+        runner.fill(b, 0);
+    }
+  }
+
+  /// Checks the candidate's buffers right after timed run `run` on `set`:
+  /// guards intact, every output within tolerance of the reference's outputs
+  /// for that set.
+  void checkTimedRun(int run, const InputSet &set) {
+    std::string where = "timed run " + std::to_string(run + 1) + " (inputs of trial " +
+                        std::to_string(set.trial) + ")";
+    PortData got = asCandidate([&] {
+      for (const std::string &violation : candRunner->findGuardViolations())
+        throw CandidateRejected("wrote outside buffer " + violation +
+                                ": guard bytes changed on " + where);
+      return downloadOutputs(*candRunner, true);
+    });
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const BufferSpec &spec = *outputs[o].spec;
+      Comparison c = compareElements(spec.dtype, toleranceOf(spec),
+                                     set.expected[o].data(), got[o].data(),
+                                     spec.numElements());
+      if (!c.ok)
+        throw CandidateRejected(
+            "output of a timed run differs from the reference's: " + spec.name +
+            " at " + formatDims(unflattenIndex(c.worst, spec.shape)) + " on " + where +
+            ": got " + formatValue(c.got) + ", expected " + formatValue(c.expected) +
+            " (" + std::to_string(c.numBad) + " of " + std::to_string(c.numElements) +
+            " elements off; the kernel behaves differently when timed)");
+    }
+  }
+
+  /// Interleaved timing, rotating between two input sets, with every run
+  /// prepared as prepareTimed() says and the last run of each set checked;
+  /// then one more checked candidate run (a kernel may change behaviour
+  /// after many launches) and the roofline and compute floors.
   void runTiming() {
-    asReference([&] { prepare(*refRunner, reference, false, lastInputs); });
-    asCandidate([&] { prepare(*candRunner, candidate, true, lastInputs); });
+    std::vector<InputSet> sets = takeTimingSets();
+    auto refSets = asReference([&] { return stashInputSets(*refRunner, false, sets); });
+    auto candSets = asCandidate([&] { return stashInputSets(*candRunner, true, sets); });
     std::vector<double> refTimes, candTimes;
-    for (int run = 0; run < options.warmup + options.runs; ++run) {
-      double refUs = asReference([&] { return refRunner->timeOnce(); });
-      double candUs = asCandidate([&] { return candRunner->timeOnce(); });
+    int total = options.warmup + options.runs;
+    for (int run = 0; run < total; ++run) {
+      size_t set = size_t(run) % sets.size();
+      double refUs = asReference([&] {
+        prepareTimed(*refRunner, reference, false, run, refSets[set]);
+        return refRunner->timeOnce();
+      });
+      double candUs = asCandidate([&] {
+        prepareTimed(*candRunner, candidate, true, run, candSets[set]);
+        return candRunner->timeOnce();
+      });
       if (run >= options.warmup) {
         refTimes.push_back(refUs);
         candTimes.push_back(candUs);
       }
+      if (run >= total - int(sets.size()))
+        checkTimedRun(run, sets[set]);
     }
-    asReference([&] { refRunner->scrub(); });
+    asReference([&] {
+      refRunner->dropSaved();
+      refRunner->scrub();
+    });
+    asCandidate([&] { candRunner->dropSaved(); });
     TimingStats refStats = summarizeTimes(refTimes);
     TimingStats candStats = summarizeTimes(candTimes);
     double speedup = refStats.medianUs / candStats.medianUs;
-    uint64_t bytes = 0;
-    for (const std::vector<Port> *ports : {&inputs, &outputs})
-      for (const Port &port : *ports)
-        bytes += port.spec->numBytes();
+    uint64_t bytes = getInterfaceBytes(reference);
     double floorUs = double(bytes) / options.rooflineBw * 1e6;
+    int64_t flops = options.flops > 0 ? options.flops : reference.flops;
+    PeakRate peak = getPeakRate(reference);
+    if (options.peakFlops > 0)
+      peak = {options.peakFlops, "rate given by --peak-flops"};
+    double computeFloorUs = double(flops) / peak.flopsPerSecond * 1e6;
     entry["ref_us"] = refStats.medianUs;
     entry["cand_us"] = candStats.medianUs;
     entry["speedup"] = speedup;
     entry["decision"] = speedup >= options.minSpeedup ? "faster" : "slower";
     entry["roofline_floor_us"] = floorUs;
+    entry["compute_floor_us"] = flops > 0 ? json(computeFloorUs) : json(nullptr);
+    entry["timed_input_sets"] = sets.size();
     entry["ref_time"] = describeTiming(refStats, options.warmup);
     entry["cand_time"] = describeTiming(candStats, options.warmup);
 
-    PortData after = runCandidate(lastInputs);
+    PortData after = runCandidate(sets.front().inputs); // the last trial's
     for (size_t o = 0; o < outputs.size(); ++o)
       if (after[o] != lastCand[o])
         throw CandidateRejected("output " + outputs[o].spec->name +
@@ -461,6 +586,13 @@ private:
           " us < " + formatNumber(options.rooflineMargin) + " x " +
           formatNumber(floorUs) + " us floor (" + std::to_string(bytes) +
           " bytes at " + formatNumber(options.rooflineBw) + " B/s; suspicious)");
+    if (flops > 0 && candStats.medianUs < options.rooflineMargin * computeFloorUs)
+      throw CandidateRejected(
+          "faster than the compute floor: " + formatNumber(candStats.medianUs) +
+          " us < " + formatNumber(options.rooflineMargin) + " x " +
+          formatNumber(computeFloorUs) + " us floor (" + std::to_string(flops) +
+          " flops at " + formatNumber(peak.flopsPerSecond) + " FLOP/s, the " +
+          peak.unit + "; suspicious)");
   }
 
   const Plan &reference, &candidate;
@@ -469,7 +601,8 @@ private:
   std::unique_ptr<PlanRunner> refRunner, candRunner;
   std::string loadFailure;
   std::vector<Port> inputs, outputs;
-  PortData lastInputs, lastCand;
+  std::deque<InputSet> recent; ///< the last two trials, for timing
+  PortData lastCand;
 };
 
 /// --child-test-fault: misbehaves like a broken child would.
@@ -536,14 +669,21 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
   std::vector<bool> runnable;
   std::vector<std::string> rejected;
   for (const fs::path &path : candidatePaths) {
-    std::string reason;
+    std::string reason, state;
     try {
-      reason = findInterfaceMismatch(reference, loadPlan(path));
+      Plan plan = loadPlan(path);
+      reason = findInterfaceMismatch(reference, plan);
+      // State that outlives a launch is a verdict, not a bad plan: no child
+      // is started for it.
+      StateFinding finding = reason.empty() ? findCandidateState(plan) : StateFinding();
+      if (!finding.uninspectable)
+        state = finding.reason;
     } catch (const RunnerError &error) {
       reason = std::string("bad plan: ") + error.what();
     }
-    entries.push_back(reason.empty() ? makeEntry(path) : makeFailedEntry(path, reason));
-    runnable.push_back(reason.empty());
+    std::string verdict = reason.empty() ? state : reason;
+    entries.push_back(verdict.empty() ? makeEntry(path) : makeFailedEntry(path, verdict));
+    runnable.push_back(verdict.empty());
     if (!reason.empty())
       rejected.push_back(path.string() + ": " + reason);
   }

@@ -44,9 +44,10 @@ static const char kUsage[] =
     "                      [--device N] [--time] [--warmup N] [--runs N] [--json]\n"
     "       cuda-agent-run --verify REF CAND [CAND...] [--trials N] [--seed N]\n"
     "                      [--device N] [--time] [--warmup N] [--runs N]\n"
-    "                      [--min-speedup X] [--roofline-bw B] [--timeout S] [--json]\n"
+    "                      [--min-speedup X] [--roofline-bw B] [--peak-flops F]\n"
+    "                      [--flops N] [--timeout S] [--json]\n"
     "       cuda-agent-run --jobs DIR [--device N] [--warmup N] [--runs N]\n"
-    "                      [--roofline-bw B]\n"
+    "                      [--roofline-bw B] [--peak-flops F]\n"
     "\n"
     "  BUNDLE       directory with plan.json and the kernel objects it names\n"
     "  --inputs DIR read every input buffer from DIR/<name>.npy\n"
@@ -69,6 +70,11 @@ static const char kUsage[] =
     "  --min-speedup X   ref/cand time ratio that counts as faster (default 1.05)\n"
     "  --roofline-bw B   bytes/s for the roofline floor; a candidate faster than\n"
     "                    0.9 x floor is rejected as suspicious (default 4.23e12)\n"
+    "  --peak-flops F    FLOP/s for the compute floor (default: the plan chip's\n"
+    "                    fastest unit for the region's dtype: f16/bf16 tensor\n"
+    "                    cores, TF32 for f32); a candidate faster than 0.9 x\n"
+    "                    flops / F is rejected as suspicious\n"
+    "  --flops N         the region's flops (default: the reference plan's \"flops\")\n"
     "  --timeout S       seconds before a candidate's child is killed (default 20)\n"
     "\n"
     "Jobs (--jobs DIR): runs the verification jobs that the compiler wrote with\n"
@@ -160,6 +166,12 @@ Options parseOptions(int argc, char **argv) {
       verifyOnly.push_back(arg);
     } else if (arg == "--roofline-bw") {
       options.verify.rooflineBw = parsePositive(arg, takeValue());
+      verifyOnly.push_back(arg);
+    } else if (arg == "--peak-flops") {
+      options.verify.peakFlops = parsePositive(arg, takeValue());
+      verifyOnly.push_back(arg);
+    } else if (arg == "--flops") {
+      options.verify.flops = int64_t(parseNumber(arg, takeValue(), INT64_MAX / 2));
       verifyOnly.push_back(arg);
     } else if (arg == "--timeout") {
       options.verify.timeoutSeconds = parsePositive(arg, takeValue());
