@@ -161,8 +161,8 @@ inline std::vector<std::string> declaredNames(const std::vector<std::string> &wo
 } // namespace module_state_detail
 
 /// Returns every declaration of writable state that outlives a launch in
-/// `ptx` that the module uses (see the file comment), in text order. Text that is not PTX gives
-/// fewer findings, never an error.
+/// `ptx` that the module uses (see the file comment), in text order. Text
+/// that is not PTX gives fewer findings, never an error.
 inline std::vector<ModuleStateDecl> findModuleState(std::string_view ptx) {
   using namespace module_state_detail;
   std::vector<ModuleStateDecl> found;
@@ -197,7 +197,7 @@ inline std::vector<ModuleStateDecl> findModuleState(std::string_view ptx) {
         if (names.empty())
           names.push_back("?");
         for (const std::string &name : names)
-          if (name == "?" || countUses(text, name) > 1) // more than its declaration
+          if (name == "?" || countUses(text, name) > 1) // beyond its declaration
             found.push_back(makeModuleStateDecl(name));
         break; // the rest of the statement is this declaration
       }
