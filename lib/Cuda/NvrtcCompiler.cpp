@@ -14,6 +14,7 @@
 #include "cuda-agent/Cuda/IncludeScanner.h"
 
 #include "PtxEntries.h"
+#include "cuda-agent/Cuda/ModuleState.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -281,6 +282,12 @@ mlir::cuda_agent::compileCandidate(StringRef source,
                        ":\n" + trimLog(virt->log, options.maxLogBytes));
     kernel.ptx = std::move(virt->ptx);
   }
+
+  // State that outlives a launch (module-scope .global variables, the device
+  // heap) lets a kernel replay remembered answers; rejected before any run.
+  std::vector<ModuleStateDecl> state = findModuleState(kernel.ptx);
+  if (!state.empty())
+    return makeError("candidate rejected: " + describeModuleState(state));
 
   for (PtxEntry &entry : parsePtxEntries(kernel.ptx))
     if (cubinHasKernel(kernel.cubin, entry.name))

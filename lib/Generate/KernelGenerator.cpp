@@ -577,6 +577,10 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     reference->extra["reduction"] =
         llvm::json::Object{{"length", reductionLength},
                            {"accumulator", getDtypeName(accumulator)}};
+  // The region's flops give the verifier its compute floor (a candidate
+  // faster than the hardware's peak rate is suspicious).
+  if (task.flops > 0)
+    reference->extra["flops"] = task.flops;
   std::string regionDir = joinPath(workDir, task.regionHash);
   llvm::sys::fs::remove_directories(regionDir);
   Job job{task.regionHash,

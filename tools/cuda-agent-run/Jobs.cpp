@@ -112,12 +112,7 @@ JobsFile mlir::cuda_agent::parseJobs(std::string_view text,
     fs::path hash = job[wire::kHash].get<std::string>();
     if (hash.has_parent_path() || hash == ".." || hash == ".")
       badJobs(dir, "job " + std::to_string(index) + " has a bad hash");
-    JobsFile::CheckedJob entry{
-        job[wire::kHash].get<std::string>(),
-        job.value(wire::kFunction, std::string("?")),
-        inside(dir, job.value(wire::kReference, json()), "reference"),
-        {}};
-    Job written{entry.hash,
+    Job written{job[wire::kHash].get<std::string>(),
                 getString(job, wire::kFunction),
                 getString(job, wire::kRegion),
                 getString(job, wire::kKind),
@@ -126,6 +121,12 @@ JobsFile mlir::cuda_agent::parseJobs(std::string_view text,
                 getInteger(job, wire::kFlops, 0),
                 getInteger(job, wire::kBytes, 0),
                 getString(job, wire::kRegionMlir)};
+    JobsFile::CheckedJob entry{
+        written.hash,
+        job.value(wire::kFunction, std::string("?")),
+        inside(dir, job.value(wire::kReference, json()), "reference"),
+        {},
+        written.flops};
     for (const json &candidate : job.value(wire::kCandidates, json::array())) {
       entry.candidates.push_back(
           inside(dir, candidate.value(wire::kBundle, json()), "bundle"));
@@ -165,7 +166,10 @@ json mlir::cuda_agent::runJobs(const JobsFile &file, const json &device,
                 {wire::kCandidates, json::array()}};
     } else {
       try {
-        result = verify(job.reference, candidates, options, exitCode);
+        VerifyOptions jobOptions = options;
+        if (job.flops > 0)
+          jobOptions.flops = job.flops;
+        result = verify(job.reference, candidates, jobOptions, exitCode);
       } catch (const RunnerError &error) {
         exitCode = error.exitCode();
         result = {{wire::kStatus, wire::kStatusError},

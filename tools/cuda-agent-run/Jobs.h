@@ -51,6 +51,8 @@ struct JobsFile {
     std::string hash, function;
     std::filesystem::path reference;
     std::vector<std::filesystem::path> candidates;
+    /// The region's flops (the compute floor); 0 when jobs.json has none.
+    int64_t flops = 0;
   };
   std::vector<CheckedJob> list;
 };
@@ -75,9 +77,10 @@ using VerifyJobFunction = std::function<nlohmann::ordered_json(
 /// description of it), writes each job's result.json, and returns
 /// {"status": "ok", "device", "jobs": [{"hash", "exit_code", "candidates",
 /// "accepted", "result"}]}. `base` supplies the device ordinal and the
-/// timing settings; jobs.json supplies min_speedup, timeout and trials. A job
-/// whose reference cannot run is recorded with its exit code and the next
-/// job still runs.
+/// timing settings; jobs.json supplies min_speedup, timeout and trials, and
+/// each job's flops (VerifyOptions::flops, when positive). A job whose
+/// reference cannot run is recorded with its exit code and the next job
+/// still runs.
 nlohmann::ordered_json runJobs(const JobsFile &file,
                                const nlohmann::ordered_json &device,
                                const VerifyOptions &base,

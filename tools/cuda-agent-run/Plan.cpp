@@ -307,6 +307,15 @@ Plan mlir::cuda_agent::parsePlan(std::istream &in, const fs::path &bundle) {
     plan.reductionAccumulator = *accumulator;
   }
 
+  if (top.find(kPlanFlopsKey)) {
+    plan.flops = top.getInt(kPlanFlopsKey);
+    if (plan.flops < 0)
+      top.fail(std::string(kPlanFlopsKey) + " = " + std::to_string(plan.flops) +
+               " is negative");
+  }
+  if (top.find(kPlanPtxKey))
+    plan.ptx = top.getString(kPlanPtxKey);
+
   const json &launches = top.getArray("launches");
   if (launches.empty())
     top.fail("'launches' is empty");

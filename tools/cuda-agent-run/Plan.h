@@ -79,7 +79,19 @@ struct Plan {
   /// 0 when absent.
   int64_t reductionLength = 0;
   DType reductionAccumulator = DType::F32;
+  /// The region's floating-point operations, from the optional top-level
+  /// kPlanFlopsKey the compiler writes into a reference plan (the outliner's
+  /// count); the verifier's compute floor. 0 when absent.
+  int64_t flops = 0;
+  /// The PTX the candidate was compiled from, from the optional top-level
+  /// kPlanPtxKey (the compiler keeps it beside a candidate's cubin); checked
+  /// for state that outlives a launch (StateCheck.h). Empty when absent.
+  std::string ptx;
 };
+
+/// plan.json's top-level keys for Plan::flops and Plan::ptx.
+inline constexpr const char kPlanFlopsKey[] = "flops";
+inline constexpr const char kPlanPtxKey[] = "ptx";
 
 /// The temp buffer that a plan's top-level "workspace_bytes": N (N > 0) adds:
 /// u8, shape [N], zero-filled like every temp; launches name it in "args".

@@ -14,11 +14,14 @@
 #include "Child.h"
 #include "DeviceChecks.h"
 #include "Driver.h"
+#include "Floors.h"
 #include "Inputs.h"
 #include "Result.h"
 #include "Runner.h"
+#include "StateCheck.h"
 #include "Tolerance.h"
 
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -48,6 +51,10 @@ std::vector<std::string> VerifyOptions::toChildArgs() const {
       "--runs",        std::to_string(runs),
       "--min-speedup", formatNumber(minSpeedup, 17),
       "--roofline-bw", formatNumber(rooflineBw, 17)};
+  if (peakFlops > 0)
+    args.insert(args.end(), {"--peak-flops", formatNumber(peakFlops, 17)});
+  if (flops > 0)
+    args.insert(args.end(), {"--flops", std::to_string(flops)});
   if (time)
     args.push_back("--time");
   if (!childTestFault.empty())
@@ -108,13 +115,29 @@ struct TrialInputs {
   Distribution distribution = Distribution::Normal;
 };
 
-/// Per output: the reference's answer and the candidate's first run, both
-/// kept on the device, and the hashes of the previous trial's outputs.
+/// The inputs of one trial and the reference's outputs for them, both kept
+/// on the device as masked copies. The verifier keeps two when it times, so
+/// that the timed runs can rotate between the last two trials' inputs and
+/// check the last run of each against the reference's outputs.
+struct InputSet {
+  int trial = 0;                    ///< the trial that made it
+  std::vector<DeviceCopy> inputs;   ///< one per input port
+  std::vector<DeviceCopy> expected; ///< one per output port, with scale and hash
+};
+
+/// Per output: the candidate's first run of the trial, kept on the device,
+/// and the hashes of the previous trial's outputs.
 struct OutputState {
-  DeviceCopy expected;   ///< the reference's output, masked
-  CUdeviceptr saved = 0;   ///< the candidate's first run of the trial
+  CUdeviceptr saved = 0; ///< the candidate's first run of the trial
   BufferHash previousRef{}, previousCand{};
 };
+
+/// The seed of the random poison of `buffer` before timed run `run`: a
+/// different pattern for every run, buffer and side.
+uint64_t getPoisonSeed(uint64_t seed, int run, size_t buffer, bool isCandidate) {
+  return (seed * 0x100000001B3ull + uint64_t(run)) * 0x9E3779B97F4A7C15ull ^
+         (uint64_t(buffer) << 1 | uint64_t(isCandidate));
+}
 
 class Verifier {
 public:
@@ -140,11 +163,15 @@ public:
         outputs.push_back({&buffer, i, c});
     }
     // A candidate whose kernels do not load fails here, in its constructor.
-    // That is a verdict, so it is deferred to run().
-    try {
-      candRunner = std::make_unique<PlanRunner>(driver, candidate, options.device);
-    } catch (const RunnerError &error) {
-      loadFailure = error.what();
+    // That is a verdict, so it is deferred to run(). One that keeps state
+    // between launches is not even loaded.
+    loadFailure = findCandidateState(candidate).reason;
+    if (loadFailure.empty()) {
+      try {
+        candRunner = std::make_unique<PlanRunner>(driver, candidate, options.device);
+      } catch (const RunnerError &error) {
+        loadFailure = error.what();
+      }
     }
   }
 
@@ -175,84 +202,103 @@ public:
   }
 
 private:
-  /// The verifier's own device memory: a copy of every input, two of every
-  /// output.
+  /// The verifier's own device memory: per input set (two when timing, one
+  /// otherwise) a copy of every input and of every reference output, and
+  /// one more copy of every output for the candidate's first run.
   void allocateOutputState() {
-    for (const Port &port : inputs)
-      inputCopies.push_back({checks->allocate(port.spec->numBytes())});
+    sets.resize(options.time ? 2 : 1);
+    for (InputSet &set : sets) {
+      for (const Port &port : inputs)
+        set.inputs.push_back({checks->allocate(port.spec->numBytes())});
+      for (const Port &port : outputs)
+        set.expected.push_back({checks->allocate(port.spec->numBytes())});
+    }
     for (const Port &port : outputs) {
       OutputState state;
-      state.expected.store = checks->allocate(port.spec->numBytes());
       state.saved = checks->allocate(port.spec->numBytes());
       states.push_back(state);
     }
   }
 
+  /// The input set of trial `t` (1-based): the sets take turns.
+  InputSet &getSetOfTrial(int t) { return sets[size_t(t - 1) % sets.size()]; }
+
   static CUdeviceptr pointerOf(PlanRunner &runner, const Port &port, bool isCandidate) {
     return runner.getBufferPointer(isCandidate ? port.cand : port.ref);
   }
 
-  /// Generates the trial's inputs into the verifier's copies, once for the
-  /// reference's and every candidate run.
-  void makeInputs(const TrialInputs &data) {
+  /// Generates trial `t`'s inputs (`data`) into the copies of `set`, once
+  /// for the reference's and every candidate run.
+  void makeInputs(InputSet &set, int t, const TrialInputs &data) {
+    set.trial = t;
     for (size_t p = 0; p < inputs.size(); ++p)
-      checks->generate(inputCopies[p], *inputs[p].spec, data.seed, inputs[p].ref,
+      checks->generate(set.inputs[p], *inputs[p].spec, data.seed, inputs[p].ref,
                        data.distribution);
   }
 
-  /// Fills `runner`'s buffers for a run: inputs from the copies, outputs
-  /// poisoned, temps zeroed.
-  void prepare(PlanRunner &runner, const Plan &plan, bool isCandidate) {
+  /// Fills `runner`'s buffers for a run on `set`: inputs (and inouts) from
+  /// its copies, temps (the workspace among them) zeroed, outputs poisoned:
+  /// with the dtype's poison byte for a checked run, or for timed run
+  /// `timedRun` (>= 0) with seeded random bytes, a different pattern every
+  /// run, so that a kernel cannot tell a timed run from a checked one by its
+  /// output buffer, nor find last run's answer there.
+  void prepare(PlanRunner &runner, const Plan &plan, bool isCandidate,
+               const InputSet &set, int timedRun = -1) {
     for (size_t b = 0; b < plan.buffers.size(); ++b) {
       const BufferSpec &buffer = plan.buffers[b];
       if (buffer.isFilled()) {
         for (size_t p = 0; p < inputs.size(); ++p)
           if ((isCandidate ? inputs[p].cand : inputs[p].ref) == b)
-            checks->restore(inputCopies[p], runner.getBufferPointer(b), *inputs[p].spec);
+            checks->restore(set.inputs[p], runner.getBufferPointer(b), *inputs[p].spec);
+      } else if (buffer.role == Role::Output && timedRun >= 0) {
+        runner.fillRandom(b, getPoisonSeed(options.seed, timedRun, b, isCandidate));
       } else {
         runner.fill(b, buffer.role == Role::Output ? getPoisonByte(buffer.dtype) : 0);
       }
     }
   }
 
-  /// Returns the name of the first pure input whose contents changed, or "".
-  std::string findChangedInput(PlanRunner &runner, bool isCandidate) {
+  /// Returns the name of the first pure input whose contents differ from
+  /// `set`'s, or "".
+  std::string findChangedInput(PlanRunner &runner, bool isCandidate, const InputSet &set) {
     for (size_t p = 0; p < inputs.size(); ++p)
       if (inputs[p].spec->role == Role::Input &&
-          checks->firstDifference(inputCopies[p], pointerOf(runner, inputs[p], isCandidate),
+          checks->firstDifference(set.inputs[p], pointerOf(runner, inputs[p], isCandidate),
                                   *inputs[p].spec))
         return inputs[p].spec->name;
     return "";
   }
 
-  /// One checked reference run on fresh allocations. Its outputs are
-  /// captured on the device (masked) and its buffers scrubbed.
-  void runReference() {
+  /// One checked reference run on `set`'s inputs, on fresh allocations. Its
+  /// outputs are captured into `set` on the device (masked) and its buffers
+  /// scrubbed.
+  void runReference(InputSet &set) {
     asReference([&] {
       refRunner->reallocate();
-      prepare(*refRunner, reference, false);
+      prepare(*refRunner, reference, false, set);
       refRunner->runChecked();
       for (const std::string &violation : refRunner->findGuardViolations())
         throw RunnerError(kExitChecks, "wrote outside buffer " + violation);
-      std::string changed = findChangedInput(*refRunner, false);
+      std::string changed = findChangedInput(*refRunner, false, set);
       if (!changed.empty())
         throw RunnerError(kExitChecks, "changed input " + changed);
       for (size_t o = 0; o < outputs.size(); ++o)
         checks->capture(pointerOf(*refRunner, outputs[o], false), *outputs[o].spec,
-                        states[o].expected);
+                        set.expected[o]);
       refRunner->scrub();
     });
   }
 
-  /// One checked candidate run on its current allocations, outputs poisoned.
-  void runCandidate() {
+  /// One checked candidate run on `set`'s inputs, on its current
+  /// allocations, outputs poisoned.
+  void runCandidate(const InputSet &set) {
     asCandidate([&] {
-      prepare(*candRunner, candidate, true);
+      prepare(*candRunner, candidate, true, set);
       candRunner->runChecked();
       for (const std::string &violation : candRunner->findGuardViolations())
         throw CandidateRejected("wrote outside buffer " + violation +
                                 ": guard bytes changed");
-      std::string changed = findChangedInput(*candRunner, true);
+      std::string changed = findChangedInput(*candRunner, true, set);
       if (!changed.empty())
         throw CandidateRejected("changed input " + changed);
     });
@@ -312,12 +358,13 @@ private:
       std::string trialName = "trial " + std::to_string(t) + " (" +
                               getDistributionName(distribution) + ")";
       json trial = {{"trial", t}, {"distribution", getDistributionName(distribution)}};
-      asReference([&] { makeInputs({options.seed * 1000 + t, distribution}); });
-      runReference();
+      InputSet &set = getSetOfTrial(t);
+      asReference([&] { makeInputs(set, t, {options.seed * 1000 + t, distribution}); });
+      runReference(set);
       asCandidate([&] { candRunner->reallocate(); });
-      runCandidate();
+      runCandidate(set);
       saveCandidateOutputs();
-      runCandidate();
+      runCandidate(set);
 
       for (size_t o = 0; o < outputs.size(); ++o) {
         std::string difference = describeChangeSinceSaved(o);
@@ -330,7 +377,7 @@ private:
       std::vector<DeviceComparison> comparisons;
       for (size_t o = 0; o < outputs.size(); ++o)
         comparisons.push_back(asCandidate([&] {
-          return checks->compare(states[o].expected,
+          return checks->compare(set.expected[o],
                                  pointerOf(*candRunner, outputs[o], true),
                                  *outputs[o].spec, toleranceOf(*outputs[o].spec));
         }));
@@ -338,7 +385,7 @@ private:
       if (t > 1)
         for (size_t o = 0; o < outputs.size(); ++o)
           if (comparisons[o].gotHash == states[o].previousCand &&
-              states[o].expected.hash != states[o].previousRef)
+              set.expected[o].hash != states[o].previousRef)
             rejectTrial(trial, "output " + outputs[o].spec->name +
                                    " does not change when inputs change (trials " +
                                    std::to_string(t - 1) + " and " +
@@ -348,7 +395,7 @@ private:
       compareTrial(trial, trialName, comparisons);
       entry["trials"].push_back(trial);
       for (size_t o = 0; o < outputs.size(); ++o) {
-        states[o].previousRef = states[o].expected.hash;
+        states[o].previousRef = set.expected[o].hash;
         states[o].previousCand = comparisons[o].gotHash;
       }
     }
@@ -414,37 +461,95 @@ private:
                            bound + ")");
   }
 
-  /// Interleaved timing on the last trial's inputs (still in the copies),
-  /// then one more checked
-  /// candidate run (a kernel may change behaviour after many launches), then
-  /// the roofline check.
+  /// The input sets of the timed runs, the last trial's first: the last two
+  /// trials', or with a single trial the last one and one more set, made
+  /// with its own reference run.
+  std::array<InputSet *, 2> takeTimingSets() {
+    int last = std::max(options.trials, 1);
+    InputSet &lastSet = getSetOfTrial(last), &other = getSetOfTrial(last + 1);
+    if (last < 2) {
+      int t = last + 1;
+      Distribution distribution =
+          kTrialDistributions[(t - 1) % std::size(kTrialDistributions)];
+      asReference([&] { makeInputs(other, t, {options.seed * 1000 + t, distribution}); });
+      runReference(other);
+    }
+    return {&lastSet, &other};
+  }
+
+  /// Checks the candidate's buffers right after timed run `run` on `set`:
+  /// guards intact, every output within tolerance of the reference's
+  /// outputs for that set (compared on the GPU).
+  void checkTimedRun(int run, const InputSet &set) {
+    std::string where = "timed run " + std::to_string(run + 1) + " (inputs of trial " +
+                        std::to_string(set.trial) + ")";
+    asCandidate([&] {
+      for (const std::string &violation : candRunner->findGuardViolations())
+        throw CandidateRejected("wrote outside buffer " + violation +
+                                ": guard bytes changed on " + where);
+    });
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const BufferSpec &spec = *outputs[o].spec;
+      Comparison c = asCandidate([&] {
+                       return checks->compare(set.expected[o],
+                                              pointerOf(*candRunner, outputs[o], true),
+                                              spec, toleranceOf(spec));
+                     }).comparison;
+      if (!c.ok)
+        throw CandidateRejected(
+            "output of a timed run differs from the reference's: " + spec.name +
+            " at " + formatDims(unflattenIndex(c.worst, spec.shape)) + " on " + where +
+            ": got " + formatValue(c.got) + ", expected " + formatValue(c.expected) +
+            " (" + std::to_string(c.numBad) + " of " + std::to_string(c.numElements) +
+            " elements off; the kernel behaves differently when timed)");
+    }
+  }
+
+  /// Interleaved timing, rotating between two input sets, every run
+  /// prepared by prepare() as a timed run (outside the timed interval) and
+  /// the last run on each set checked; then one more checked candidate run
+  /// (a kernel may change behaviour after many launches) and the roofline
+  /// and compute floors.
   void runTiming() {
-    asReference([&] { prepare(*refRunner, reference, false); });
-    asCandidate([&] { prepare(*candRunner, candidate, true); });
+    std::array<InputSet *, 2> timed = takeTimingSets();
     std::vector<double> refTimes, candTimes;
-    for (int run = 0; run < options.warmup + options.runs; ++run) {
-      double refUs = asReference([&] { return refRunner->timeOnce(); });
-      double candUs = asCandidate([&] { return candRunner->timeOnce(); });
+    int total = options.warmup + options.runs;
+    for (int run = 0; run < total; ++run) {
+      const InputSet &set = *timed[size_t(run) % timed.size()];
+      double refUs = asReference([&] {
+        prepare(*refRunner, reference, false, set, run);
+        return refRunner->timeOnce();
+      });
+      double candUs = asCandidate([&] {
+        prepare(*candRunner, candidate, true, set, run);
+        return candRunner->timeOnce();
+      });
       if (run >= options.warmup) {
         refTimes.push_back(refUs);
         candTimes.push_back(candUs);
       }
+      if (run >= total - int(timed.size()))
+        checkTimedRun(run, set);
     }
     asReference([&] { refRunner->scrub(); });
     TimingStats refStats = summarizeTimes(refTimes);
     TimingStats candStats = summarizeTimes(candTimes);
-    uint64_t bytes = 0;
-    for (const std::vector<Port> *ports : {&inputs, &outputs})
-      for (const Port &port : *ports)
-        bytes += port.spec->numBytes();
+    uint64_t bytes = getInterfaceBytes(reference);
     double floorUs = double(bytes) / options.rooflineBw * 1e6;
+    int64_t flops = options.flops > 0 ? options.flops : reference.flops;
+    PeakRate peak = getPeakRate(reference);
+    if (options.peakFlops > 0)
+      peak = {options.peakFlops, "rate given by --peak-flops"};
+    double computeFloorUs = double(flops) / peak.flopsPerSecond * 1e6;
     recordTiming(entry, refStats.medianUs, candStats.medianUs, options.minSpeedup);
     entry["roofline_floor_us"] = floorUs;
+    entry["compute_floor_us"] = flops > 0 ? json(computeFloorUs) : json(nullptr);
+    entry["timed_input_sets"] = std::min(total, int(timed.size()));
     entry["ref_time"] = describeTiming(refStats, options.warmup);
     entry["cand_time"] = describeTiming(candStats, options.warmup);
 
     // The saved copies hold the last trial's first run.
-    runCandidate();
+    runCandidate(*timed[0]);
     for (size_t o = 0; o < outputs.size(); ++o) {
       std::string difference = describeChangeSinceSaved(o);
       if (!difference.empty())
@@ -458,6 +563,13 @@ private:
           " us < " + formatNumber(options.rooflineMargin) + " x " +
           formatNumber(floorUs) + " us floor (" + std::to_string(bytes) +
           " bytes at " + formatNumber(options.rooflineBw) + " B/s; suspicious)");
+    if (flops > 0 && candStats.medianUs < options.rooflineMargin * computeFloorUs)
+      throw CandidateRejected(
+          "faster than the compute floor: " + formatNumber(candStats.medianUs) +
+          " us < " + formatNumber(options.rooflineMargin) + " x " +
+          formatNumber(computeFloorUs) + " us floor (" + std::to_string(flops) +
+          " flops at " + formatNumber(peak.flopsPerSecond) + " FLOP/s, the " +
+          peak.unit + "; suspicious)");
   }
 
   const Driver &driver;
@@ -468,8 +580,8 @@ private:
   std::unique_ptr<DeviceChecks> checks;
   std::string loadFailure;
   std::vector<Port> inputs, outputs;
-  std::vector<DeviceCopy> inputCopies; ///< one per input
-  std::vector<OutputState> states;      ///< one per output
+  std::vector<InputSet> sets;      ///< two when timing, else one
+  std::vector<OutputState> states; ///< one per output
 };
 
 /// --child-test-fault: misbehaves like a broken child would.
@@ -538,15 +650,22 @@ json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
   std::vector<bool> runnable;
   std::vector<std::string> rejected;
   for (const fs::path &path : candidatePaths) {
-    std::string reason;
+    std::string reason, state;
     try {
-      reason = findInterfaceMismatch(reference, loadPlan(path));
+      Plan plan = loadPlan(path);
+      reason = findInterfaceMismatch(reference, plan);
+      // State that outlives a launch is a verdict, not a bad plan: no child
+      // is started for it.
+      StateFinding finding = reason.empty() ? findCandidateState(plan) : StateFinding();
+      if (!finding.uninspectable)
+        state = finding.reason;
     } catch (const RunnerError &error) {
       reason = std::string("bad plan: ") + error.what();
     }
-    entries.push_back(reason.empty() ? makeCandidateEntry(path)
-                                     : makeFailedCandidateEntry(path, reason));
-    runnable.push_back(reason.empty());
+    std::string verdict = reason.empty() ? state : reason;
+    entries.push_back(verdict.empty() ? makeCandidateEntry(path)
+                                      : makeFailedCandidateEntry(path, verdict));
+    runnable.push_back(verdict.empty());
     if (!reason.empty())
       rejected.push_back(path.string() + ": " + reason);
   }

@@ -14,9 +14,17 @@
 //    poisoned before every candidate run, guards and inputs checked after it,
 //    every candidate run twice (bitwise equal, or it races), outputs that do
 //    not change when the reference's do, per-dtype tolerances (Tolerance.h);
-//  - timing: reference and candidate interleaved, median with spread, one
-//    more checked run after timing, and a roofline floor below which a time
-//    is rejected as suspicious.
+//  - state: a candidate whose objects or PTX declare writable state that
+//    outlives a launch is rejected before it is loaded (StateCheck.h); the
+//    workspace, zeroed before every run, is its only scratch memory;
+//  - timing: reference and candidate interleaved, rotating between two
+//    input sets kept on the device (DeviceChecks' masked copies, with the
+//    reference's outputs for each); before every timed run (outside the
+//    events) inputs restored, outputs re-poisoned with seeded random bytes
+//    and temps zeroed; the last timed run of each input set compared on the
+//    GPU with the reference's outputs; one more checked run after timing; a
+//    roofline floor (bytes / bandwidth) and a compute floor (flops / peak
+//    rate, Floors.h) below which a time is rejected as suspicious.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +54,12 @@ struct VerifyOptions {
   double minSpeedup = kDefaultMinSpeedup; ///< "faster" needs ref/cand >= this
   double rooflineBw = kDefaultRooflineBandwidth; ///< bytes/s; device copy
   double rooflineMargin = 0.9;   ///< reject times below margin x floor
+  /// FLOP/s of the compute floor; 0: the fastest unit of the reference
+  /// plan's chip for the region's dtype (Floors.h).
+  double peakFlops = 0;
+  /// The region's flops; 0: the reference plan's "flops" (jobs.json gives
+  /// each job's).
+  int64_t flops = 0;
   double timeoutSeconds = kDefaultTimeoutSeconds; ///< per candidate child
   /// Testing only: makes the child "hang", "crash" or "exit" (without a
   /// result) before it touches the driver, to exercise the watchdog.

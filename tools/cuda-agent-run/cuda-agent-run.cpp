@@ -63,9 +63,10 @@ static std::string getUsage() {
     "                      [--device N] [--time] [--warmup N] [--runs N] [--json]\n"
     "       cuda-agent-run --verify REF CAND [CAND...] [--trials N] [--seed N]\n"
     "                      [--device N] [--time] [--warmup N] [--runs N]\n"
-    "                      [--min-speedup X] [--roofline-bw B] [--timeout S] [--json]\n"
+    "                      [--min-speedup X] [--roofline-bw B] [--peak-flops F]\n"
+    "                      [--flops N] [--timeout S] [--json]\n"
     "       cuda-agent-run --jobs DIR [--device N] [--warmup N] [--runs N]\n"
-    "                      [--roofline-bw B]\n"
+    "                      [--roofline-bw B] [--peak-flops F]\n"
     "\n"
     "  BUNDLE       directory with plan.json and the kernel objects it names\n"
     "  --inputs DIR read every input buffer from DIR/<name>.npy\n"
@@ -92,6 +93,12 @@ static std::string getUsage() {
     "                    " + formatDefault(VerifyOptions().rooflineMargin) +
         " x floor is rejected as suspicious (default " +
         formatDefault(kDefaultRooflineBandwidth) + ")\n"
+    "  --peak-flops F    FLOP/s for the compute floor (default: the plan chip's\n"
+    "                    fastest unit for the region's dtype: f16/bf16 tensor\n"
+    "                    cores, TF32 for f32); a candidate faster than " +
+        formatDefault(VerifyOptions().rooflineMargin) + " x\n"
+    "                    flops / F is rejected as suspicious\n"
+    "  --flops N         the region's flops (default: the reference plan's \"flops\")\n"
     "  --timeout S       seconds before a candidate's child is killed (default " +
         std::to_string(kDefaultTimeoutSeconds) + ")\n"
     "\n"
@@ -185,6 +192,12 @@ Options parseOptions(int argc, char **argv) {
       verifyOnly.push_back(arg);
     } else if (arg == "--roofline-bw") {
       options.verify.rooflineBw = parsePositive(arg, takeValue());
+      verifyOnly.push_back(arg);
+    } else if (arg == "--peak-flops") {
+      options.verify.peakFlops = parsePositive(arg, takeValue());
+      verifyOnly.push_back(arg);
+    } else if (arg == "--flops") {
+      options.verify.flops = int64_t(parseNumber(arg, takeValue(), INT64_MAX / 2));
       verifyOnly.push_back(arg);
     } else if (arg == "--timeout") {
       options.verify.timeoutSeconds = parsePositive(arg, takeValue());

@@ -80,6 +80,8 @@ TEST_F(JobsTest, JobsWrittenByTheCompilerReadWithEveryField) {
   EXPECT_EQ(file.list[0].hash, "0123abcd");
   EXPECT_EQ(file.list[0].function, "forward");
   EXPECT_EQ(file.list[0].reference, dir / "0123abcd/reference");
+  EXPECT_EQ(file.list[0].flops, written.jobs[0].flops); // the compute floor's
+  EXPECT_GT(file.list[0].flops, 0);
   EXPECT_EQ(file.list[0].candidates,
             (std::vector<fs::path>{dir / "0123abcd/candidates/v1",
                                    dir / "0123abcd/candidates/t2-0"}));
@@ -107,6 +109,7 @@ TEST_F(JobsTest, ResultsWrittenByTheRunnerReadWithEveryField) {
                            EXPECT_EQ(options.minSpeedup, 1.25);
                            EXPECT_EQ(options.timeoutSeconds, 31);
                            EXPECT_EQ(options.trials, 3);
+                           EXPECT_EQ(options.flops, jobs.jobs[0].flops);
                            exitCode = kExitOk;
                            return verifySample(reference, candidates, options);
                          });

@@ -75,7 +75,9 @@ std::string getCudaVersion();
 /// `__has_include`) of something that is not a toolkit header; the message
 /// names the header and its line. A compile error gives an error whose
 /// message holds the trimmed NVRTC log. A source that compiles but defines no
-/// kernel is rejected too. Never throws; thread safe.
+/// kernel is rejected too, and so is one whose PTX declares writable state
+/// that outlives a launch (findModuleState(): module-scope `.global`
+/// variables, device malloc); the message names each variable. Never throws; thread safe.
 llvm::Expected<CompiledKernel> compileCandidate(llvm::StringRef source,
                                                 const CompileOptions &options);
 

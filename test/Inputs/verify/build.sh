@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the verification fixtures into bundles:
 #   bash test/Inputs/verify/build.sh OUTDIR
-# writes OUTDIR/reference and OUTDIR/candidates/<name>, each a bundle
+# writes OUTDIR/reference and OUTDIR/candidates/<name> (and the same under
+# OUTDIR/matmul for the matmul region's fixtures), each a bundle
 # directory with plan.json, k.cu and k.cubin (nvcc -cubin -arch=sm_90). Only
 # the sources and plans are committed; the cubins are built here or on the GPU
 # machine. NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc) and
@@ -23,8 +24,12 @@ build() { # SOURCE_DIR DEST_DIR
   "$nvcc" -cubin -arch="$arch" -O3 -o "$2/k.cubin" "$1/k.cu"
 }
 
-build "$here/reference" "$out/reference"
-for dir in "$here"/candidates/*/; do
-  build "$dir" "$out/candidates/$(basename "$dir")"
+# The add_relu fixtures (OUTDIR/reference, OUTDIR/candidates) and the matmul
+# ones (OUTDIR/matmul/reference, OUTDIR/matmul/candidates).
+for region in "" matmul/; do
+  build "$here/${region}reference" "$out/${region}reference"
+  for dir in "$here/${region}"candidates/*/; do
+    build "$dir" "$out/${region}candidates/$(basename "$dir")"
+  done
+  echo "built $(ls "$out/${region}candidates" | wc -l) candidates and the reference in $out/$region"
 done
-echo "built $(ls "$out/candidates" | wc -l) candidates and the reference in $out"

@@ -5,8 +5,8 @@
     python3 test/Inputs/verify/check.py --runner build/bin/cuda-agent-run OUTDIR
 
 For each run of expected.json (next to this script) it calls
-`cuda-agent-run --verify OUTDIR/reference OUTDIR/candidates/<name>... --json
-<args>`, then compares each candidate's verify verdict, reason substring and
+`cuda-agent-run --verify OUTDIR/[REGION/]reference OUTDIR/[REGION/]candidates/<name>...
+--json <args>` (REGION: the run's optional "region", e.g. "matmul"), then compares each candidate's verify verdict, reason substring and
 (when given) timing decision with the expectation. Prints one table row per
 candidate and exits 1 on any deviation (2 when the runner itself failed).
 With --log FILE the runner's full JSON summaries are written there.
@@ -21,8 +21,9 @@ import sys
 def run_group(runner, outdir, group):
     """Runs one group; returns (summary or None, runner exit code, stderr)."""
     names = list(group["candidates"])
-    cmd = [runner, "--verify", os.path.join(outdir, "reference")]
-    cmd += [os.path.join(outdir, "candidates", name) for name in names]
+    region = os.path.join(outdir, group.get("region", ""))
+    cmd = [runner, "--verify", os.path.join(region, "reference")]
+    cmd += [os.path.join(region, "candidates", name) for name in names]
     cmd += ["--json"] + group.get("args", [])
     proc = subprocess.run(cmd, capture_output=True, text=True)
     try:
