@@ -1,6 +1,8 @@
 # -*- Python -*-
-# lit configuration for cuda-agent-opt. Tests mirror lib/; GPU tests live in
-# test/Integration/GPU and need the `cuda-gpu` feature.
+# lit configuration for cuda-agent-opt. Tests mirror lib/. A test that needs a
+# GPU says `REQUIRES: cuda-gpu` (test/Runner/verify-gpu.test): the feature is
+# set when `cuda-agent-run --probe` finds one, and lit marks the test
+# UNSUPPORTED otherwise.
 import json
 import os
 import subprocess

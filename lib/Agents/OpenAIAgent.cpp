@@ -57,7 +57,9 @@ public:
     llvm::json::Array messages;
     std::vector<KernelRecord> examples =
         findFewShotExamples(config.fewShot.db, task, config.fewShot.tokens);
-    for (const ChatMessage &m : renderPrompt(task, history, examples))
+    std::vector<ChatMessage> conversation =
+        renderPrompt(task, history, examples);
+    for (const ChatMessage &m : conversation)
       messages.push_back(
           llvm::json::Object{{"role", m.role}, {"content", m.content}});
     llvm::json::Object request{{"model", config.model},
@@ -97,7 +99,7 @@ public:
       std::string turn = std::to_string(history.size() + i + 1);
       candidates.push_back({"reply-" + turn, parsed.source, parsed.launchPlan,
                             "openai", config.model, replies[i], parsed.error,
-                            kPromptVersion.str()});
+                            kPromptVersion.str(), conversation});
     }
     if (candidates.empty() && count > 0)
       return llvm::createStringError("%s", errors.front().c_str());

@@ -157,18 +157,20 @@ cuda_agent::renderPrompt(const KernelTask &task,
               renderFewShotExample(example);
   }
   messages.push_back({"user", std::move(user)});
-  for (const Attempt &attempt : history) {
-    std::string reply = attempt.candidate.reply;
-    if (reply.empty())
-      reply = "```cuda\n" + attempt.candidate.source + "```\n```json\n" +
-              attempt.candidate.launchPlan + "\n```\n";
-    messages.push_back({"assistant", reply});
-    messages.push_back(
-        {"user", "That candidate was not used (" + attempt.outcome + "):\n" +
-                     attempt.detail +
-                     "\n\nWrite a corrected kernel, with its launch plan."});
-  }
+  for (const Attempt &attempt : history)
+    llvm::append_range(messages, renderAttempt(attempt));
   return messages;
+}
+
+std::vector<ChatMessage> cuda_agent::renderAttempt(const Attempt &attempt) {
+  std::string reply = attempt.candidate.reply;
+  if (reply.empty())
+    reply = "```cuda\n" + attempt.candidate.source + "```\n```json\n" +
+            attempt.candidate.launchPlan + "\n```\n";
+  return {{"assistant", reply},
+          {"user", "That candidate was not used (" + attempt.outcome + "):\n" +
+                       attempt.detail +
+                       "\n\nWrite a corrected kernel, with its launch plan."}};
 }
 
 ParsedReply cuda_agent::parseReply(llvm::StringRef reply) {

@@ -47,9 +47,10 @@ public:
     std::lock_guard<std::mutex> lock(mutex);
     if (llvm::Error error = ensureLoaded())
       return std::move(error);
-    std::string prompt = renderChatML(renderPrompt(
+    std::vector<ChatMessage> conversation = renderPrompt(
         task, history,
-        findFewShotExamples(config.fewShot.db, task, config.fewShot.tokens)));
+        findFewShotExamples(config.fewShot.db, task, config.fewShot.tokens));
+    std::string prompt = renderChatML(conversation);
     llvm::Expected<std::vector<int64_t>> ids = tokenizer->encode(prompt);
     if (!ids)
       return ids.takeError();
@@ -74,7 +75,8 @@ public:
       ParsedReply parsed = parseReply(reply);
       candidates.push_back({"reply-" + std::to_string(index + 1), parsed.source,
                             parsed.launchPlan, "torch", modelName, reply,
-                            parsed.error, kPromptVersion.str()});
+                            parsed.error, kPromptVersion.str(),
+                            conversation});
     }
     return candidates;
   }

@@ -1,7 +1,7 @@
-//===- AgentGeneratePass.cpp - The agent-generate pass
-//---------------------===//
+//===- AgentGeneratePass.cpp - The agent-generate pass --------------------===//
 //
-// Thin pass wrapper over generateKernels().
+// Thin pass wrapper over generateKernels(): the options TableGen bound (from
+// GenerateOptions.def) are copied into GenerateOptions, in one place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,39 +21,19 @@ struct AgentGeneratePass
     : public cuda_agent::impl::AgentGeneratePassBase<AgentGeneratePass> {
   using AgentGeneratePassBase::AgentGeneratePassBase;
 
+  /// Each option's value into its GenerateOptions field.
+  GenerateOptions getGenerateOptions() const {
+    GenerateOptions to;
+#define CUDA_AGENT_GENERATE_OPTION(TYPE, MEMBER, FLAG, DEFAULT, HELP, FIELD)   \
+  to.FIELD = MEMBER;
+#include "cuda-agent/Generate/GenerateOptions.def"
+    return to;
+  }
+
   void runOnOperation() override {
-    GenerateOptions generate;
-    if (failed(generate.parseVerify(verify, getOperation().getLoc())))
+    GenerateOptions generate = getGenerateOptions();
+    if (failed(generate.parseVerify(getOperation().getLoc())))
       return signalPassFailure();
-    generate.agent = agent;
-    generate.replayDir = replayDir;
-    generate.openai.endpoint = endpoint;
-    generate.openai.model = model;
-    generate.openai.apiKeyEnv = apiKeyEnv;
-    generate.openai.temperature = temperature;
-    generate.openai.maxTokens = maxTokens;
-    generate.openai.timeoutSeconds = llmTimeout;
-    generate.openai.concurrency = llmConcurrency;
-    generate.openai.fewShot.tokens = fewShotTokens;
-    generate.torch.fewShot.tokens = fewShotTokens;
-    generate.torch.modelPath = torchModel;
-    generate.torch.tokenizerPath = tokenizer;
-    generate.torch.device = device;
-    generate.torch.temperature = temperature;
-    generate.torch.maxTokens = maxTokens;
-    generate.torch.topP = topP;
-    generate.torch.seed = seed;
-    generate.samples = samples;
-    generate.turns = turns;
-    generate.chip = chip;
-    generate.features = features;
-    generate.db = db;
-    generate.minSpeedup = minSpeedup;
-    generate.report = report;
-    generate.jobs = jobs;
-    generate.timeoutSeconds = timeout;
-    generate.runner = runner;
-    generate.workDir = workDir;
     if (failed(generateKernels(getOperation(), generate)))
       signalPassFailure();
   }

@@ -16,33 +16,9 @@ void cuda_agent::buildAgentLowerPipeline(OpPassManager &pm,
   pm.addPass(createAgentOutlinePass(outline));
 
   AgentGeneratePassOptions generate;
-  generate.agent = options.agent;
-  generate.replayDir = options.replayDir;
-  generate.endpoint = options.endpoint;
-  generate.model = options.model;
-  generate.apiKeyEnv = options.apiKeyEnv;
-  generate.temperature = options.temperature;
-  generate.maxTokens = options.maxTokens;
-  generate.llmTimeout = options.llmTimeout;
-  generate.llmConcurrency = options.llmConcurrency;
-  generate.fewShotTokens = options.fewShotTokens;
-  generate.torchModel = options.torchModel;
-  generate.tokenizer = options.tokenizer;
-  generate.device = options.device;
-  generate.topP = options.topP;
-  generate.seed = options.seed;
-  generate.samples = options.samples;
-  generate.turns = options.turns;
-  generate.chip = options.chip;
-  generate.features = options.features;
-  generate.db = options.db;
-  generate.verify = options.verify;
-  generate.minSpeedup = options.minSpeedup;
-  generate.report = options.report;
-  generate.jobs = options.jobs;
-  generate.timeout = options.timeout;
-  generate.runner = options.runner;
-  generate.workDir = options.workDir;
+#define CUDA_AGENT_GENERATE_OPTION(TYPE, MEMBER, FLAG, DEFAULT, HELP, FIELD)   \
+  generate.MEMBER = options.MEMBER;
+#include "cuda-agent/Generate/GenerateOptions.def"
   pm.addPass(createAgentGeneratePass(generate));
 
   // The default lowering splices the kernels agent-generate attached; with

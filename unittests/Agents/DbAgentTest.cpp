@@ -74,4 +74,35 @@ TEST(AgentRegistryTest, NamesTheProblem) {
   EXPECT_EQ(message("replay", {"dir", nullptr, ""}), "created");
 }
 
+TEST(AgentRegistryTest, EachRowCreatesTheBackendItNames) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("registry-test", dir));
+  llvm::Expected<std::unique_ptr<KernelDb>> db =
+      KernelDb::open((dir + "/k.db").str(), /*create=*/true);
+  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+  AgentConfig config{dir.str().str(), db->get(), "13.0"};
+  std::vector<llvm::StringRef> rows;
+  for (const AgentBackend &backend : getAgentBackends()) {
+    rows.push_back(backend.name);
+    // agent=torch needs its model and its module; the others need only
+    // what `config` has.
+    if (backend.name == "torch")
+      continue;
+    llvm::Expected<std::unique_ptr<KernelAgent>> agent =
+        backend.create(config);
+    ASSERT_TRUE(bool(agent)) << llvm::toString(agent.takeError());
+    EXPECT_EQ((*agent)->getName(), backend.name);
+    llvm::Expected<std::unique_ptr<KernelAgent>> byName =
+        createAgent(backend.name, config);
+    ASSERT_TRUE(bool(byName)) << llvm::toString(byName.takeError());
+    EXPECT_EQ((*byName)->getName(), backend.name);
+  }
+  EXPECT_EQ(rows, std::vector<llvm::StringRef>(getAgentNames().begin(),
+                                               getAgentNames().end()));
+  EXPECT_EQ(rows, (std::vector<llvm::StringRef>{"builtin", "openai", "torch",
+                                                "replay", "db"}));
+  db->reset();
+  llvm::sys::fs::remove_directories(dir);
+}
+
 } // namespace

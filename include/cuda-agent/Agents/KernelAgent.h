@@ -22,6 +22,12 @@
 
 namespace mlir::cuda_agent {
 
+/// One message of a language-model agent's conversation.
+struct ChatMessage {
+  std::string role; ///< system, user or assistant
+  std::string content;
+};
+
 /// One proposed kernel.
 struct Candidate {
   std::string name;       // Unique within one propose() call.
@@ -37,6 +43,10 @@ struct Candidate {
   std::string replyError;
   /// The prompt version the reply answers (language-model agents).
   std::string promptVersion;
+  /// The messages the agent sent to get `reply` (the prompt with its
+  /// few-shot examples, earlier replies and their feedback), as sent; empty
+  /// for agents that do not converse.
+  std::vector<ChatMessage> conversation;
 };
 
 /// What became of an earlier candidate, fed back on the next turn.
@@ -166,17 +176,32 @@ struct AgentConfig {
   TorchConfig torch;
 };
 
-/// The names `agent=` accepts, in the order `--help` lists them.
+/// One row of the backend table (AgentRegistry.cpp): the name `agent=`
+/// spells and the factory that binds the backend's options (its part of
+/// AgentConfig, and the shared database) and creates it. A factory fails
+/// with a message fit for a per-region reason when an option it needs is
+/// missing.
+struct AgentBackend {
+  llvm::StringRef name;
+  llvm::Expected<std::unique_ptr<KernelAgent>> (*create)(
+      const AgentConfig &config);
+};
+
+/// The backend table, in the order `--help` lists the names.
+llvm::ArrayRef<AgentBackend> getAgentBackends();
+
+/// The names `agent=` accepts, in the table's order.
 llvm::ArrayRef<llvm::StringRef> getAgentNames();
 
-/// Creates the backend called `name`. Fails with a message fit for a
-/// per-region reason when the name is unknown, the backend is not part of
-/// this build, or its configuration is missing (agent=replay without a
-/// directory, agent=db without a database, agent=torch without a model or a
-/// tokenizer). agent=torch loads its module on the first call
-/// ($CUDA_AGENT_TORCH_BACKEND, else lib/CudaAgentTorchBackend.so beside the
-/// tool); a module that is missing, cannot be loaded or is stale is such a
-/// message, naming the path and what the loader said.
+/// Creates the backend called `name` through its row of the table. Fails
+/// with a message fit for a per-region reason when the name is unknown, the
+/// backend is not part of this build, or its configuration is missing
+/// (agent=replay without a directory, agent=db without a database,
+/// agent=torch without a model or a tokenizer). agent=torch loads its module
+/// on the first call ($CUDA_AGENT_TORCH_BACKEND, else
+/// lib/CudaAgentTorchBackend.so beside the tool); a module that is missing,
+/// cannot be loaded or is stale is such a message, naming the path and what
+/// the loader said.
 llvm::Expected<std::unique_ptr<KernelAgent>>
 createAgent(llvm::StringRef name, const AgentConfig &config);
 

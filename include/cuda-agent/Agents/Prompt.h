@@ -22,17 +22,16 @@ namespace mlir::cuda_agent {
 /// The version of the prompt text; changes when what the model is told does.
 constexpr llvm::StringLiteral kPromptVersion = "prompt-v2";
 
-struct ChatMessage {
-  std::string role; ///< system, user or assistant
-  std::string content;
-};
-
 /// The conversation for `task`: the system message (the contract), the task
 /// (followed by `examples`, verified kernels of other regions, when given),
 /// and for each earlier attempt its reply and the compiler's feedback.
 std::vector<ChatMessage> renderPrompt(const KernelTask &task,
                                       llvm::ArrayRef<Attempt> history,
                                       llvm::ArrayRef<KernelRecord> examples = {});
+
+/// What renderPrompt adds for one earlier attempt: its reply (or, without
+/// one, its kernel and launch plan) and the feedback on it.
+std::vector<ChatMessage> renderAttempt(const Attempt &attempt);
 
 /// The text renderPrompt gives `example`: its region's MLIR, kernel, launch
 /// plan, and where and how fast it was verified.

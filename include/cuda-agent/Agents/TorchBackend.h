@@ -51,6 +51,12 @@ inline std::string getTorchBackendAbi() {
       .str();
 }
 
+/// agent=torch through its module: found ($CUDA_AGENT_TORCH_BACKEND, else
+/// the candidates above), loaded once per path, its key checked, asked for
+/// the agent. Fails with a message naming the path and what went wrong.
+llvm::Expected<std::unique_ptr<KernelAgent>>
+createTorchAgentFromModule(const TorchConfig &config);
+
 } // namespace mlir::cuda_agent
 
 /// The module's two entry points, looked up by name with dlsym.

@@ -30,30 +30,36 @@ enum class VerifyMode {
   Bundle, ///< write the jobs for a GPU machine; splice nothing now
 };
 
-/// The options of agent-generate (and of the agent-lower pipeline).
+/// The options of agent-generate (and of the agent-lower pipeline), with
+/// the defaults of GenerateOptions.def, where each option's flag, help and
+/// field here are spelt.
 struct GenerateOptions {
-  std::string agent = "builtin";
-  std::string replayDir;
-  /// agent=openai's server, model, key variable and sampling.
-  OpenAIConfig openai;
-  /// agent=torch's model, tokenizer, device and sampling.
-  TorchConfig torch;
-  unsigned samples = 4, turns = 1;
-  std::string chip = "sm_90", features = "+ptx80";
+  /// The backend's name (`agent=`).
+  std::string agent;
+  /// The backends' own options (replay-dir, openai's, torch's); the
+  /// database and the CUDA version are filled in by the generator.
+  AgentConfig agents;
+  unsigned samples, turns;
+  std::string chip, features;
   /// The database file; empty: KernelDb::defaultPath(); "none": no database.
   std::string db;
+  /// `verify=` as written: `gpu`, `db` or `bundle:DIR` (parseVerify()).
+  std::string verifySpec;
   VerifyMode verify = VerifyMode::Gpu;
   /// verify=bundle:DIR's DIR.
   std::string bundleDir;
-  double minSpeedup = 1.05;
+  double minSpeedup;
   std::string report;
-  unsigned jobs = 0;
-  unsigned timeoutSeconds = 20;
+  unsigned jobs;
+  unsigned timeoutSeconds;
   std::string runner;
   std::string workDir;
 
-  /// Sets `verify` and `bundleDir` from `gpu`, `db` or `bundle:DIR`.
-  LogicalResult parseVerify(StringRef text, Location loc);
+  /// Every option at its default (GenerateOptions.def).
+  GenerateOptions();
+
+  /// Sets `verify` and `bundleDir` from `verifySpec`.
+  LogicalResult parseVerify(Location loc);
 };
 
 /// Runs the closed loop on every region function of `module` (on tensors,

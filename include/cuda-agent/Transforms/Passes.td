@@ -9,6 +9,7 @@
 #define CUDA_AGENT_TRANSFORMS_PASSES
 
 include "mlir/Pass/PassBase.td"
+include "cuda-agent/Transforms/AgentGenerateOptions.td"
 
 def AgentDecomposeAggregatedPass
     : Pass<"agent-decompose-aggregated", "::mlir::func::FuncOp"> {
@@ -40,6 +41,7 @@ def AgentDecomposeAggregatedPass
     "::mlir::tensor::TensorDialect",
   ];
 }
+
 
 def AgentDeviceBuffersPass
     : Pass<"agent-device-buffers", "::mlir::func::FuncOp"> {
@@ -78,6 +80,7 @@ def AgentDeviceBuffersPass
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
+
 
 def AgentEmitBundlePass : Pass<"agent-emit-bundle", "::mlir::ModuleOp"> {
   let summary = "Write the default lowering of each region as a kernel bundle";
@@ -124,6 +127,7 @@ def AgentEmitBundlePass : Pass<"agent-emit-bundle", "::mlir::ModuleOp"> {
   ];
 }
 
+
 def AgentGeneratePass : Pass<"agent-generate", "::mlir::ModuleOp"> {
   let summary = "Ask an agent for kernels per region, verify and time them, "
                 "choose the winners";
@@ -162,114 +166,10 @@ def AgentGeneratePass : Pass<"agent-generate", "::mlir::ModuleOp"> {
     cuda-agent-opt m.mlir --agent-outline --agent-generate="verify=db db=kernels.db report=report.json"
     ```
   }];
-  let options = [
-    Option<"agent", "agent", "std::string", /*default=*/"\"builtin\"",
-           "The agent backend: builtin, openai, torch, replay or db, for "
-           "example `agent=replay`.">,
-    Option<"replayDir", "replay-dir", "std::string", /*default=*/"",
-           "agent=replay: the directory of candidates, "
-           "`DIR/<region hash>/<name>.cu` with `<name>.json` (the launch "
-           "plan) beside it, for example `replay-dir=kernels`.">,
-    Option<"endpoint", "endpoint", "std::string", /*default=*/"",
-           "agent=openai: the OpenAI-compatible server, for example "
-           "`endpoint=http://127.0.0.1:8000/v1`.">,
-    Option<"model", "model", "std::string", /*default=*/"",
-           "agent=openai: the model name the server knows, for example "
-           "`model=cuda-agent-7b`.">,
-    Option<"apiKeyEnv", "api-key-env", "std::string", /*default=*/"",
-           "agent=openai: the environment variable holding the API key, for "
-           "example `api-key-env=OPENAI_API_KEY`; the key is never written "
-           "anywhere.">,
-    Option<"temperature", "temperature", "double", /*default=*/"0.2",
-           "agent=openai and agent=torch: sampling temperature, for example "
-           "`temperature=0.7`; with agent=torch `temperature=0` is greedy "
-           "(one candidate per turn).">,
-    Option<"maxTokens", "max-tokens", "unsigned", /*default=*/"4096",
-           "agent=openai and agent=torch: the reply's token limit, for "
-           "example `max-tokens=8192`.">,
-    Option<"llmTimeout", "llm-timeout", "unsigned", /*default=*/"120",
-           "agent=openai: seconds per request (429, 5xx and connection errors "
-           "are retried 3 times with backoff), for example `llm-timeout=300`.">,
-    Option<"llmConcurrency", "llm-concurrency", "unsigned", /*default=*/"4",
-           "agent=openai: the most requests of one turn in flight at once, "
-           "for example `llm-concurrency=8` (1: one after the other).">,
-    Option<"fewShotTokens", "few-shot-tokens", "unsigned", /*default=*/"3000",
-           "agent=openai: the prompt's budget for few-shot examples (verified "
-           "kernels of the same kind from the database, nearest first), in "
-           "tokens estimated as characters / 4, for example "
-           "`few-shot-tokens=6000` (0: none).">,
-    Option<"torchModel", "torch-model", "std::string", /*default=*/"",
-           "agent=torch: the TorchScript causal LM, `forward(input_ids "
-           "[1,T] int64) -> logits [1,T,V] or [1,V]`, for example "
-           "`torch-model=models/coder.pt`.">,
-    Option<"tokenizer", "tokenizer", "std::string", /*default=*/"",
-           "agent=torch: the model's byte-level BPE tokenizer.json, for "
-           "example `tokenizer=models/tokenizer.json`.">,
-    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
-           "agent=torch: where the model runs, `cpu`, `cuda` or `cuda:N`, "
-           "for example `device=cuda`.">,
-    Option<"topP", "top-p", "double", /*default=*/"0.95",
-           "agent=torch: nucleus sampling, the probability mass sampled "
-           "from, for example `top-p=0.9` (1 keeps every token).">,
-    Option<"seed", "seed", "unsigned", /*default=*/"0",
-           "agent=torch: the sampling seed (candidate i of a turn uses "
-           "seed + i + earlier attempts), for example `seed=42`.">,
-    Option<"samples", "samples", "unsigned", /*default=*/"4",
-           "Candidates asked for per region and turn, for example "
-           "`samples=8`.">,
-    Option<"turns", "turns", "unsigned", /*default=*/"1",
-           "Rounds per region; each round's failures go back to the agent, "
-           "for example `turns=3`.">,
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "The GPU architecture, for example `chip=sm_90`.">,
-    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
-           "The NVVM target features of the reference lowering, for example "
-           "`features=+ptx80`.">,
-    Option<"db", "db", "std::string", /*default=*/"",
-           "The kernel database, for example `db=kernels.db`; by default "
-           "`$XDG_CACHE_HOME/cuda-agent/kernels.db` (or "
-           "`~/.cache/cuda-agent/kernels.db`); `db=none` uses none.">,
-    Option<"verify", "verify", "std::string", /*default=*/"\"gpu\"",
-           "How candidates are verified: `verify=gpu` (here), `verify=db` "
-           "(what the database verified before) or `verify=bundle:DIR` "
-           "(write jobs to DIR for a GPU machine).">,
-    Option<"minSpeedup", "min-speedup", "double", /*default=*/"1.05",
-           "How much faster than the default lowering a kernel must be to be "
-           "spliced, for example `min-speedup=1.2`.">,
-    Option<"report", "report", "std::string", /*default=*/"",
-           "Where the JSON report goes, for example `report=report.json`.">,
-    Option<"jobs", "jobs", "unsigned", /*default=*/"0",
-           "Threads compiling candidates (0: one per core), for example "
-           "`jobs=8`.">,
-    Option<"timeout", "timeout", "unsigned", /*default=*/"20",
-           "Seconds a candidate's verification may take before the runner "
-           "kills it, for example `timeout=30`.">,
-    Option<"runner", "runner", "std::string", /*default=*/"",
-           "The cuda-agent-run executable; by default $CUDA_AGENT_RUN, the "
-           "one beside this tool, the build tree's, or PATH's.">,
-    Option<"workDir", "work-dir", "std::string", /*default=*/"",
-           "Where reference and candidate bundles are written and kept, for "
-           "example `work-dir=build/agent`; by default a temporary directory "
-           "that is removed afterwards.">,
-  ];
+  // GenerateOptions.def, through AgentGenerateOptions.td.
+  let options = AgentGenerateOptions;
 }
 
-def AgentPrintPromptPass : Pass<"agent-print-prompt", "::mlir::ModuleOp"> {
-  let summary = "Print the chat prompt an LLM agent gets for each region "
-                "(for tests)";
-  let description = [{
-    For every outlined region (on tensors), builds its kernel task and
-    prints the conversation `agent=openai` would send on the first turn,
-    one `// === <role> ===` header per message, so that tests pin the prompt
-    (docs/llm-agents.md). The IR is not changed.
-
-    Example: `cuda-agent-opt m.mlir --agent-outline --agent-print-prompt -o /dev/null`
-  }];
-  let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "The GPU architecture the prompt names, for example `chip=sm_90`.">,
-  ];
-}
 
 def AgentGpuLoopsPass : Pass<"agent-gpu-loops", "::mlir::func::FuncOp"> {
   let summary = "Collapse and tile host scf.parallel loops for the GPU mapping";
@@ -308,6 +208,7 @@ def AgentGpuLoopsPass : Pass<"agent-gpu-loops", "::mlir::func::FuncOp"> {
   ];
 }
 
+
 def AgentGpuModuleToBinaryPass
     : Pass<"agent-gpu-module-to-binary", "::mlir::ModuleOp"> {
   let summary = "Compile gpu.modules to cubins and keep their PTX";
@@ -337,33 +238,6 @@ def AgentGpuModuleToBinaryPass
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
-def AgentParallelLoopsOutwardPass
-    : Pass<"agent-parallel-loops-outward", "::mlir::func::FuncOp"> {
-  let summary = "Interchange linalg.generic loops so parallel loops come first";
-  let description = [{
-    Permutes the loops of every `linalg.generic` on tensors whose iterators
-    have a reduction before a parallel loop (a column sum, say) so that all
-    parallel loops come first, in their order, then the reductions.
-    `convert-linalg-to-parallel-loops` then makes one parallel loop nest per
-    op with the reduction inside it, instead of a host `scf.for` that would
-    launch a kernel per step. The results are unchanged; only the loop order
-    of the op is.
-
-    Before:
-    ```mlir
-    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
-                                     affine_map<(d0, d1) -> (d1)>],
-                    iterator_types = ["reduction", "parallel"]} ...
-    ```
-    After:
-    ```mlir
-    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>,
-                                     affine_map<(d0, d1) -> (d0)>],
-                    iterator_types = ["parallel", "reduction"]} ...
-    ```
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
-}
 
 def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
   let summary = "Outline kernel-sized linalg regions into private functions";
@@ -438,6 +312,54 @@ def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect",
   ];
 }
+
+
+def AgentParallelLoopsOutwardPass
+    : Pass<"agent-parallel-loops-outward", "::mlir::func::FuncOp"> {
+  let summary = "Interchange linalg.generic loops so parallel loops come first";
+  let description = [{
+    Permutes the loops of every `linalg.generic` on tensors whose iterators
+    have a reduction before a parallel loop (a column sum, say) so that all
+    parallel loops come first, in their order, then the reductions.
+    `convert-linalg-to-parallel-loops` then makes one parallel loop nest per
+    op with the reduction inside it, instead of a host `scf.for` that would
+    launch a kernel per step. The results are unchanged; only the loop order
+    of the op is.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                     affine_map<(d0, d1) -> (d1)>],
+                    iterator_types = ["reduction", "parallel"]} ...
+    ```
+    After:
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>,
+                                     affine_map<(d0, d1) -> (d0)>],
+                    iterator_types = ["parallel", "reduction"]} ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+
+def AgentPrintPromptPass : Pass<"agent-print-prompt", "::mlir::ModuleOp"> {
+  let summary = "Print the chat prompt an LLM agent gets for each region "
+                "(for tests)";
+  let description = [{
+    For every outlined region (on tensors), builds its kernel task and
+    prints the conversation `agent=openai` would send on the first turn,
+    one `// === <role> ===` header per message, so that tests pin the prompt
+    (docs/llm-agents.md). The IR is not changed.
+
+    Example: `cuda-agent-opt m.mlir --agent-outline --agent-print-prompt -o /dev/null`
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The GPU architecture the prompt names, for example `chip=sm_90`.">,
+  ];
+}
+
 
 def AgentSplicePass : Pass<"agent-splice", "::mlir::ModuleOp"> {
   let summary = "Replace regions by launches of their verified kernels";
