@@ -1,6 +1,9 @@
 //===- Prompt.cpp - Tasks as chat prompts, replies as candidates ----------===//
 
 #include "cuda-agent/Agents/Prompt.h"
+#include "cuda-agent/Target/GpuTarget.h"
+#include "cuda-agent/Task/CReference.h"
+#include "cuda-agent/Task/TorchReference.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -13,9 +16,6 @@ using namespace mlir;
 using namespace mlir::cuda_agent;
 
 namespace {
-/// The H200's measured copy bandwidth, for the roofline floor in the prompt.
-constexpr double kCopyBandwidth = 4.23e12;
-
 const char kSystem[] =
     R"(You write CUDA C++ kernels for regions of an MLIR program. Each kernel you write is compiled with NVRTC (-std=c++17, the target arch below), checked on several fresh random inputs against the program's own lowering of the region, timed against it, and used only if it computes the same values and is faster.
 
@@ -30,15 +30,16 @@ Answer with one ```cuda code block holding the whole source, and one ```json blo
 Launches run in order on one stream.)";
 
 std::string describeTask(const KernelTask &task) {
+  // The target's measured copy bandwidth: the roofline floor.
+  const double copyBandwidth = getGpuTarget(task.arch.c_str()).copyBandwidth;
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "Target: " << task.arch << ". Region " << task.regionHash.substr(0, 12)
      << " (" << task.kind << "): " << task.flops << " flops, " << task.bytes
      << " bytes read and written; at "
-     << llvm::formatv("{0:F2}", kCopyBandwidth / 1e12)
+     << llvm::formatv("{0:F2}", copyBandwidth / 1e12)
      << " TB/s the memory floor is "
-     << llvm::formatv("{0:F3}", task.bytes / kCopyBandwidth * 1e6)
-     << " us.\n\n";
+     << llvm::formatv("{0:F3}", task.bytes / copyBandwidth * 1e6) << " us.\n\n";
   os << "Operands (kernel parameters, in order):\n";
   for (const OperandSpec &operand : task.operands) {
     os << "- " << operand.name << ": "

@@ -1,6 +1,7 @@
 //===- PromptTest.cpp - Prompt rendering and reply parsing ----------------===//
 
 #include "cuda-agent/Agents/Prompt.h"
+#include "cuda-agent/Task/TorchReference.h"
 
 #include <gtest/gtest.h>
 

@@ -56,20 +56,6 @@ std::vector<KernelRecord> findFewShotExamples(KernelDb *db,
                                               const KernelTask &task,
                                               unsigned tokenBudget);
 
-/// The region as plain C loop nests over row-major arrays (one loop per
-/// linalg loop, bodies spelt statement by statement), a reference any model
-/// can read; an error when the region holds something it cannot spell.
-llvm::Expected<std::string> renderCReference(llvm::StringRef regionMlir);
-
-/// The region as a PyTorch program in KernelBench form (`class Model` whose
-/// `forward(in0, ...)` returns the outputs in order, `get_inputs()` with
-/// random tensors of the operands' shapes and dtypes, `get_init_inputs()`),
-/// the form kernel models were trained on. Matmul, transpose, softmax and
-/// NHWC convolution become their torch calls; other structured ops are
-/// written from their indexing maps and bodies (docs/llm-agents.md). An
-/// error says what it cannot spell; the prompt then keeps only the C loops.
-llvm::Expected<std::string> renderTorchReference(llvm::StringRef regionMlir);
-
 /// A reply read for its kernel: the last fenced block of CUDA C++ (```cuda,
 /// ```cpp, ```c++, ```cu, or an unlabelled block with a __global__) and the
 /// launch plan (a ```json block, or the first JSON object with "launches").

@@ -408,4 +408,33 @@ def AgentSplicePass : Pass<"agent-splice", "::mlir::ModuleOp"> {
   ];
 }
 
+def AgentTestBuiltinVariantsPass
+    : Pass<"agent-test-builtin-variants", "::mlir::ModuleOp"> {
+  let summary = "Print one builtin strategy's kernels for each region "
+                "(for tests)";
+  let description = [{
+    For every outlined region (`cuda_agent.region`, on tensors), runs one
+    strategy of the builtin agent and prints each variant it writes: its
+    name, its launch plan and its kernel source, under a
+    `// ===== <strategy> variants of @<function> =====` header (or the
+    reason there is none), so that tests check kernel text without going
+    through region hashes and bundle directories. Strategies: transpose,
+    elementwise, rows-split, rows, serial-reduction. With `variant`, only
+    the variants of that name are printed. The IR is not changed.
+
+    Example: `cuda-agent-opt m.mlir --agent-outline --agent-test-builtin-variants=strategy=rows -o /dev/null`
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"",
+           "The builtin strategy whose variants are printed, for example "
+           "`strategy=rows`.">,
+    Option<"variant", "variant", "std::string", /*default=*/"",
+           "Only the variants of this name, for example "
+           "`variant=rows-g32-b256-v4-cached`; all by default.">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The GPU architecture the kernels are sized for, for example "
+           "`chip=sm_90`.">,
+  ];
+}
+
 #endif // CUDA_AGENT_TRANSFORMS_PASSES

@@ -1,6 +1,6 @@
 //===- RegionModule.cpp - A task's region parsed on its own ---------------===//
 
-#include "RegionModule.h"
+#include "cuda-agent/Task/RegionModule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

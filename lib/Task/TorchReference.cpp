@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RegionModule.h"
-#include "cuda-agent/Agents/Prompt.h"
+#include "cuda-agent/Task/RegionModule.h"
+#include "cuda-agent/Task/TorchReference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef CUDA_AGENT_AGENTS_REGIONMODULE_H
-#define CUDA_AGENT_AGENTS_REGIONMODULE_H
+#ifndef CUDA_AGENT_TASK_REGIONMODULE_H
+#define CUDA_AGENT_TASK_REGIONMODULE_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -37,4 +37,4 @@ llvm::Expected<RegionModule> parseRegionModule(llvm::StringRef regionMlir);
 
 } // namespace mlir::cuda_agent
 
-#endif // CUDA_AGENT_AGENTS_REGIONMODULE_H
+#endif // CUDA_AGENT_TASK_REGIONMODULE_H

@@ -1,6 +1,6 @@
 //===- CudaExpr.cpp - linalg bodies as CUDA C statements ------------------===//
 
-#include "CudaExpr.h"
+#include "cuda-agent/Task/CudaExpr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -11,9 +11,9 @@
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
-using namespace mlir::cuda_agent::builtin;
+using namespace mlir::cuda_agent;
 
-std::optional<CType> cuda_agent::builtin::getCType(Type type) {
+std::optional<CType> cuda_agent::getCType(Type type) {
   if (type.isF32())
     return CType{"float", "float"};
   if (type.isF16())
@@ -35,7 +35,7 @@ std::optional<CType> cuda_agent::builtin::getCType(Type type) {
   return std::nullopt;
 }
 
-std::string cuda_agent::builtin::loadAs(Type type, StringRef ref) {
+std::string cuda_agent::loadAs(Type type, StringRef ref) {
   if (type.isF16())
     return ("__half2float(" + ref + ")").str();
   if (type.isBF16())
@@ -43,7 +43,7 @@ std::string cuda_agent::builtin::loadAs(Type type, StringRef ref) {
   return ref.str();
 }
 
-std::string cuda_agent::builtin::storeAs(Type type, StringRef value) {
+std::string cuda_agent::storeAs(Type type, StringRef value) {
   if (type.isF16())
     return ("__float2half_rn(" + value + ")").str();
   if (type.isBF16())
@@ -51,7 +51,7 @@ std::string cuda_agent::builtin::storeAs(Type type, StringRef value) {
   return ("(" + getCType(type)->storage + ")(" + value + ")").str();
 }
 
-StringRef cuda_agent::builtin::getPrelude() {
+StringRef cuda_agent::getPrelude() {
   return R"cuda(#include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
@@ -83,7 +83,7 @@ __device__ __forceinline__ ca_vec<T, N> ca_load_stream(const ca_vec<T, N> *p) {
 )cuda";
 }
 
-std::optional<std::string> cuda_agent::builtin::spellLiteral(Attribute attr) {
+std::optional<std::string> cuda_agent::spellLiteral(Attribute attr) {
   if (auto f = dyn_cast<FloatAttr>(attr)) {
     if (f.getType().isF64())
       return llvm::formatv("__longlong_as_double(0x{0:x-16}LL)",
@@ -366,7 +366,7 @@ std::string Combiner::combine(StringRef a, StringRef b) const {
           [&](auto) { return ("min(" + a + ", " + b + ")").str(); });
 }
 
-FailureOr<Combiner> cuda_agent::builtin::findCombiner(Block &body,
+FailureOr<Combiner> cuda_agent::findCombiner(Block &body,
                                                       BlockArgument acc,
                                                       std::string &why) {
   auto yield = cast<linalg::YieldOp>(body.getTerminator());

@@ -1,6 +1,7 @@
 //===- CudaExpr.h - linalg bodies as CUDA C statements ----------*- C++ -*-===//
 //
-// The builtin agent writes kernels from a region's structure. This part
+// The builtin agent writes kernels from a region's structure and the prompts
+// quote the region as C loops (CReference.h); both use this part. It
 // turns scalar MLIR (a linalg.generic body: arith, math, linalg.index) into
 // CUDA C statements, and knows the C spelling of each element type: how it
 // is stored, the type it is computed in (f16 and bf16 compute in float and
@@ -8,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef CUDA_AGENT_AGENTS_CUDAEXPR_H
-#define CUDA_AGENT_AGENTS_CUDAEXPR_H
+#ifndef CUDA_AGENT_TASK_CUDAEXPR_H
+#define CUDA_AGENT_TASK_CUDAEXPR_H
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -18,7 +19,7 @@
 
 #include <string>
 
-namespace mlir::cuda_agent::builtin {
+namespace mlir::cuda_agent {
 
 /// How an element type is spelt in CUDA C.
 struct CType {
@@ -100,6 +101,6 @@ struct Combiner {
 FailureOr<Combiner> findCombiner(Block &body, BlockArgument acc,
                                  std::string &why);
 
-} // namespace mlir::cuda_agent::builtin
+} // namespace mlir::cuda_agent
 
-#endif // CUDA_AGENT_AGENTS_CUDAEXPR_H
+#endif // CUDA_AGENT_TASK_CUDAEXPR_H

@@ -1,0 +1,83 @@
+//===- LinalgRegion.h - A region read as its linalg ops ---------*- C++ -*-===//
+//
+// The builtin agent's kernels and the prompts' C loop-nest reference are both
+// written from a region's structure: its tensor arguments, the linalg ops of
+// its body (named ops generalized), the values of its fills and constants
+// and the tensors it returns. This file reads a parsed region into that form
+// and holds the small index helpers both writers share (row-major offsets,
+// indexing maps applied to loop indices, the kernel parameter list).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_TASK_LINALGREGION_H
+#define CUDA_AGENT_TASK_LINALGREGION_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace mlir::cuda_agent {
+
+/// A region as its linalg ops: what the builtin agent and the C reference
+/// read.
+struct LinalgRegion {
+  func::FuncOp func;
+  SmallVector<Value> inputs, outputs;
+  SmallVector<linalg::GenericOp> generics;
+  /// Tensors that hold one value everywhere (fills, splat constants): the
+  /// value as a C literal of the compute type.
+  llvm::DenseMap<Value, std::string> splats;
+  /// Scalar constants of the function body.
+  llvm::DenseMap<Value, std::string> scalars;
+};
+
+/// Reads the top-level ops of `func` (a parsed `@region`) into `region`,
+/// generalizing named linalg ops in place; fails with the reason in `why`.
+/// Contractions and convolutions are refused unless `allowContractions`.
+LogicalResult readLinalgRegion(func::FuncOp func, LinalgRegion &region,
+                               std::string &why,
+                               bool allowContractions = false);
+
+/// The product of `dims` (1 for none).
+int64_t product(ArrayRef<int64_t> dims);
+
+/// The shape of a ranked tensor value.
+inline ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// The element type of a ranked tensor value.
+inline Type elementOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+/// Whether `g` has reduction loops.
+inline bool isReduction(linalg::GenericOp g) {
+  return g.getNumReductionLoops() > 0;
+}
+
+/// `parts` joined by `sep`.
+std::string join(ArrayRef<std::string> parts, StringRef sep = ", ");
+
+/// The row-major offset of the indices `idx` in a tensor of `shape`, as a
+/// `long long` C expression.
+std::string linearize(ArrayRef<std::string> idx, ArrayRef<int64_t> shape);
+
+/// The operand indices `map` gives at loop indices `dims`; fails (with
+/// `why`) on a result that is neither a dimension nor a constant.
+FailureOr<SmallVector<std::string>>
+applyIndexingMap(AffineMap map, ArrayRef<std::string> dims, std::string &why);
+
+/// The C parameter list of the region's kernels: `const T *__restrict__ inN`
+/// per input, `T *__restrict__ outN` per output, then the workspace when
+/// `workspace`.
+std::string renderParameters(const LinalgRegion &region,
+                             bool workspace = false);
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_TASK_LINALGREGION_H

@@ -1,0 +1,107 @@
+//===- BuiltinAgent.cpp - Kernels written from the region's structure -----===//
+//
+// The embedded default agent. It parses the task's region, reads its linalg
+// ops (named ops generalized first) and runs its strategies in order, each
+// writing CUDA kernels from the ops' indexing maps, iterator types and
+// bodies for the class of regions it recognizes; nothing here knows a
+// particular test case. Part 1 covers memory-bound regions:
+//
+//  - elementwise and broadcast chains of any rank (Elementwise.cpp), with
+//    one rank-2 transposed input through shared-memory tiles first
+//    (Transpose.cpp);
+//  - row programs: reductions over trailing dimensions with the elementwise
+//    ops over the same rows (Rows.cpp), few long rows split over several
+//    blocks first (RowsSplit.cpp);
+//  - any single reduction, a thread per output element (SerialReduction.cpp).
+//
+// Each region gets several variants (threads, elements per thread, threads
+// per row); the closed loop's timing picks. Contractions and convolutions
+// are not in part 1: their regions get no candidate, with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelText.h"
+#include "Strategy.h"
+
+#include "cuda-agent/Agents/KernelAgent.h"
+#include "cuda-agent/Task/RegionModule.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+ArrayRef<const Strategy *> cuda_agent::builtin::getStrategies() {
+  // The order is the candidates' order: the specialized form of a class
+  // before its general one. Contractions (Matmul) and convolutions (Conv)
+  // go here when they come.
+  static const Strategy *const strategies[] = {
+      &getTransposeStrategy(),       &getElementwiseStrategy(),
+      &getRowsSplitStrategy(),       &getRowsStrategy(),
+      &getSerialReductionStrategy(),
+  };
+  return strategies;
+}
+
+const Strategy *cuda_agent::builtin::findStrategy(StringRef name) {
+  for (const Strategy *strategy : getStrategies())
+    if (strategy->getName() == name)
+      return strategy;
+  return nullptr;
+}
+
+std::vector<Variant>
+cuda_agent::builtin::writeVariants(const LinalgRegion &region,
+                                   const GpuTarget &target, std::string &why) {
+  VariantList list;
+  for (const Strategy *strategy : getStrategies()) {
+    std::string reason;
+    if (!strategy->match(region, reason)) {
+      if (list.why.empty())
+        list.why = reason;
+      continue;
+    }
+    strategy->addVariants(region, target, list);
+  }
+  why = list.variants.empty() ? list.why : "";
+  return std::move(list.variants);
+}
+
+namespace {
+class BuiltinAgent final : public KernelAgent {
+public:
+  llvm::StringRef getName() const override { return "builtin"; }
+
+  llvm::Expected<std::vector<Candidate>>
+  propose(const KernelTask &task, llvm::ArrayRef<Attempt> history,
+          unsigned count) override {
+    // Parse errors go into the reason, not to the compiler's stderr.
+    llvm::Expected<RegionModule> parsed = parseRegionModule(task.regionMlir);
+    if (!parsed)
+      return parsed.takeError();
+    LinalgRegion region;
+    std::string why;
+    if (failed(readLinalgRegion(parsed->func, region, why)))
+      return llvm::createStringError("%s", why.c_str());
+    std::vector<Variant> variants =
+        writeVariants(region, getGpuTarget(task.arch.c_str()), why);
+    if (variants.empty())
+      return llvm::createStringError("%s", why.c_str());
+    std::vector<Candidate> candidates;
+    for (Variant &variant : variants) {
+      if (candidates.size() == count)
+        break;
+      if (llvm::any_of(history, [&](const Attempt &a) {
+            return a.candidate.name == variant.name;
+          }))
+        continue;
+      candidates.push_back({variant.name, variant.source, launchJson(variant),
+                            "builtin", "structure-v2"});
+    }
+    return candidates;
+  }
+};
+} // namespace
+
+std::unique_ptr<KernelAgent> cuda_agent::createBuiltinAgent() {
+  return std::make_unique<BuiltinAgent>();
+}

@@ -1,0 +1,92 @@
+//===- ElementEvaluator.cpp - Region values at one element ----------------===//
+//
+// Inlines a region's elementwise producers at one element of a consumer:
+// each generic's body is written once per element (memoized by its loop
+// indices), its operands read through their indexing maps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ElementEvaluator.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
+                                                 ArrayRef<std::string> idx,
+                                                 std::string &why) {
+  if (auto it = known.find(tensor); it != known.end())
+    return it->second;
+  if (auto it = knownAt.find(tensor);
+      it != knownAt.end() && ArrayRef<std::string>(it->second.first) == idx)
+    return it->second.second;
+  if (auto it = region.splats.find(tensor); it != region.splats.end())
+    return it->second;
+  if (auto arg = dyn_cast<BlockArgument>(tensor))
+    return loadInput(arg.getArgNumber(), idx);
+  auto generic = tensor.getDefiningOp<linalg::GenericOp>();
+  if (!generic || isReduction(generic)) {
+    why = "a reduced value is read at an element outside its row";
+    return failure();
+  }
+  unsigned resultNumber = cast<OpResult>(tensor).getResultNumber();
+  AffineMap outMap =
+      generic.getIndexingMapMatchingResult(cast<OpResult>(tensor));
+  if (!outMap.isPermutation()) {
+    why = "an output indexing map that is not a permutation";
+    return failure();
+  }
+  SmallVector<std::string> dims(outMap.getNumDims());
+  for (unsigned i = 0; i < outMap.getNumResults(); ++i)
+    dims[outMap.getDimPosition(i)] = idx[i];
+  FailureOr<SmallVector<std::string>> results = evaluate(generic, dims, why);
+  if (failed(results))
+    return failure();
+  return (*results)[resultNumber];
+}
+
+LogicalResult
+ElementEvaluator::bindOperands(linalg::GenericOp generic,
+                               ArrayRef<std::string> dims,
+                               llvm::DenseMap<Value, std::string> &names,
+                               std::string &why, Value skipArg) {
+  Block &body = generic.getRegion().front();
+  for (OpOperand &operand : generic->getOpOperands()) {
+    BlockArgument arg = body.getArgument(operand.getOperandNumber());
+    if (arg == skipArg || arg.use_empty())
+      continue;
+    FailureOr<SmallVector<std::string>> idx =
+        applyIndexingMap(generic.getMatchingIndexingMap(&operand), dims, why);
+    if (failed(idx))
+      return failure();
+    FailureOr<std::string> value = valueAt(operand.get(), *idx, why);
+    if (failed(value))
+      return failure();
+    names[arg] = *value;
+  }
+  // Constants from outside the body.
+  for (auto &[value, literal] : region.scalars)
+    names[value] = literal;
+  return success();
+}
+
+FailureOr<SmallVector<std::string>>
+ElementEvaluator::evaluate(linalg::GenericOp generic,
+                           ArrayRef<std::string> dims, std::string &why) {
+  std::string key =
+      std::to_string(reinterpret_cast<uintptr_t>(generic.getOperation())) +
+      "@" + join(dims, "|");
+  if (auto it = memo.find(key); it != memo.end())
+    return it->second;
+  llvm::DenseMap<Value, std::string> names;
+  if (failed(bindOperands(generic, dims, names, why)))
+    return failure();
+  Block &body = generic.getRegion().front();
+  if (failed(writer.writeBlock(body, names, dims, nullptr, why)))
+    return failure();
+  SmallVector<std::string> results;
+  for (Value yielded : body.getTerminator()->getOperands())
+    results.push_back(names.lookup(yielded));
+  memo[key] = results;
+  return results;
+}

@@ -1,0 +1,85 @@
+//===- ElementEvaluator.h - Region values at one element --------*- C++ -*-===//
+//
+// The builtin agent's kernels compute each output element from the region's
+// inputs: this evaluator writes the statements for the value of any region
+// tensor at an element, inlining producers through their indexing maps,
+// reading inputs the way the kernel says (loadInput: scalar, vector lane,
+// shared-memory tile, register cache) and taking values a row kernel has
+// already reduced from `known`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_AGENTS_BUILTIN_ELEMENTEVALUATOR_H
+#define CUDA_AGENT_AGENTS_BUILTIN_ELEMENTEVALUATOR_H
+
+#include "cuda-agent/Task/CudaExpr.h"
+#include "cuda-agent/Task/LinalgRegion.h"
+
+#include <functional>
+#include <map>
+
+namespace mlir::cuda_agent::builtin {
+
+/// Values of the region's tensors at an element, written as statements:
+/// producers are inlined through their indexing maps, inputs are read by the
+/// kernel's `loadInput`, and values a row kernel already reduced come from
+/// `known`.
+class ElementEvaluator {
+public:
+  ElementEvaluator(const LinalgRegion &region, StatementWriter &writer)
+      : region(region), writer(writer) {}
+
+  /// How the kernel reads input `input` at its indices `idx`.
+  std::function<std::string(unsigned input, ArrayRef<std::string> idx)>
+      loadInput;
+  /// Values of whole tensors known everywhere (a row's reductions).
+  llvm::DenseMap<Value, std::string> known;
+  /// Values of whole tensors known at one element only: (indices, name).
+  llvm::DenseMap<Value, std::pair<SmallVector<std::string>, std::string>>
+      knownAt;
+
+  /// Forgets the values evaluated so far (the next element, or lane).
+  void forget() { memo.clear(); }
+  /// Where the statements go.
+  StatementWriter &getWriter() { return writer; }
+
+  /// Reads input `i` at element `offset` into a fresh value of its compute
+  /// type.
+  std::string loadElement(unsigned i, StringRef offset) {
+    Type type = elementOf(region.inputs[i]);
+    return writer.bind(
+        getCType(type)->compute,
+        loadAs(type, ("in" + Twine(i) + "[" + offset + "]").str()));
+  }
+
+  /// Reads input `i` at its indices `idx`.
+  std::string loadAt(unsigned i, ArrayRef<std::string> idx) {
+    return loadElement(i, linearize(idx, shapeOf(region.inputs[i])));
+  }
+
+  /// The value of `tensor` at its indices `idx`: known values first, then
+  /// splats, inputs (loadInput) and producers evaluated at the element.
+  FailureOr<std::string> valueAt(Value tensor, ArrayRef<std::string> idx,
+                                 std::string &why);
+
+  /// Binds the block arguments of `generic` at loop indices `dims` (all but
+  /// `skipArg`) into `names`.
+  LogicalResult bindOperands(linalg::GenericOp generic,
+                             ArrayRef<std::string> dims,
+                             llvm::DenseMap<Value, std::string> &names,
+                             std::string &why, Value skipArg = {});
+
+  /// The results of `generic` at loop indices `dims` (memoized).
+  FailureOr<SmallVector<std::string>> evaluate(linalg::GenericOp generic,
+                                               ArrayRef<std::string> dims,
+                                               std::string &why);
+
+private:
+  const LinalgRegion &region;
+  StatementWriter &writer;
+  std::map<std::string, SmallVector<std::string>> memo;
+};
+
+} // namespace mlir::cuda_agent::builtin
+
+#endif // CUDA_AGENT_AGENTS_BUILTIN_ELEMENTEVALUATOR_H

@@ -1,0 +1,133 @@
+//===- Elementwise.cpp - A flat grid over elementwise outputs -------------===//
+//
+// Elementwise and broadcast chains of any rank (casts included): a flat grid
+// over the outputs, each thread a chunk of `vector` consecutive elements,
+// read and written with one aligned vector access per operand where the
+// innermost dimension allows (16 bytes of the narrowest type), else one
+// element at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ElementEvaluator.h"
+#include "KernelText.h"
+#include "Strategy.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+/// All generics parallel and all outputs of one shape: the elementwise class.
+bool cuda_agent::builtin::isElementwise(const LinalgRegion &region) {
+  if (llvm::any_of(region.generics, isReduction))
+    return false;
+  ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
+  return llvm::all_of(region.outputs,
+                      [&](Value out) { return shapeOf(out) == shape; });
+}
+
+namespace {
+
+FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
+                             int threads, std::string &why) {
+  ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
+  int64_t total = product(shape);
+  int rank = shape.size();
+  std::string body;
+  unsigned counter = 0;
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  llvm::DenseMap<Value, std::string> vectors; // vector loads of this chunk
+  std::string lastDim;
+  int lane = 0;
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
+    Value in = region.inputs[i];
+    bool contiguous = vector > 1 && rank > 0 && !idx.empty() &&
+                      idx.back() == lastDim &&
+                      shapeOf(in).back() == shape.back();
+    if (!contiguous)
+      return eval.loadAt(i, idx);
+    // Lane 0 loads every lane with one aligned access.
+    if (lane == 0) {
+      SmallVector<std::string> idx0(idx);
+      idx0.back() = "(i" + std::to_string(rank - 1) + ")";
+      vectors[in] = loadVector(writer, elementOf(in), vector,
+                               "in" + std::to_string(i) + " + " +
+                                   linearize(idx0, shapeOf(in)));
+    }
+    return laneOf(elementOf(in), vectors.lookup(in), lane);
+  };
+
+  std::string kernel = "ew";
+  std::string src =
+      getPrelude().str() + "\n" + kernelSignature(region, kernel) + " {\n";
+  int64_t chunks = total / vector;
+  src += llvm::formatv("  for (long long chunk = blockIdx.x * (long long)"
+                       "blockDim.x + threadIdx.x; chunk < {0}LL; chunk += "
+                       "(long long)gridDim.x * blockDim.x) {{\n"
+                       "    const long long base = chunk * {1};\n",
+                       chunks, vector)
+             .str();
+  SmallVector<std::string> idx = delinearize("base", shape);
+  for (int d = 0; d < rank; ++d)
+    src += "    const long long i" + std::to_string(d) + " = " + idx[d] + ";\n";
+  SmallVector<SmallVector<std::string>> values(region.outputs.size());
+  for (lane = 0; lane < vector; ++lane) {
+    SmallVector<std::string> at;
+    for (int d = 0; d < rank; ++d)
+      at.push_back("(i" + std::to_string(d) + ")");
+    if (rank > 0 && lane > 0)
+      at.back() =
+          "(i" + std::to_string(rank - 1) + " + " + std::to_string(lane) + ")";
+    lastDim = rank > 0 ? at.back() : "";
+    eval.forget();
+    for (auto [o, out] : llvm::enumerate(region.outputs)) {
+      FailureOr<std::string> v = eval.valueAt(out, at, why);
+      if (failed(v))
+        return failure();
+      values[o].push_back(*v);
+    }
+  }
+  src += body;
+  for (auto [o, out] : llvm::enumerate(region.outputs)) {
+    Type type = elementOf(out);
+    src += storeVector(type, "out" + std::to_string(o) + " + base", values[o]);
+  }
+  src += "  }\n}\n";
+  int64_t blocks = std::max<int64_t>(
+      1, std::min<int64_t>((chunks + threads - 1) / threads, 1 << 20));
+  return Variant{llvm::formatv("flat-v{0}-t{1}", vector, threads).str(),
+                 src,
+                 {{kernel, {blocks, 1, 1}, {threads, 1, 1}}}};
+}
+
+/// The elementwise class: flat grids, vectorized where the innermost
+/// dimension allows.
+class ElementwiseStrategy final : public Strategy {
+public:
+  StringRef getName() const override { return "elementwise"; }
+
+  bool match(const LinalgRegion &region, std::string &) const override {
+    return isElementwise(region);
+  }
+
+  void addVariants(const LinalgRegion &region, const GpuTarget &,
+                   VariantList &list) const override {
+    std::string reason;
+    ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
+    int vector = shape.empty() ? 1 : widestVector(region, shape.back());
+    if (vector > 1) {
+      list.add(writeFlat(region, vector, 256, reason), reason);
+      list.add(writeFlat(region, vector, 512, reason), reason);
+    }
+    list.add(writeFlat(region, 1, 256, reason), reason);
+  }
+};
+
+} // namespace
+
+const Strategy &cuda_agent::builtin::getElementwiseStrategy() {
+  static const ElementwiseStrategy strategy;
+  return strategy;
+}

@@ -1,0 +1,165 @@
+//===- RowAnalysis.cpp - Which regions are row programs -------------------===//
+//
+// A row program's reductions all reduce the same trailing dimensions into
+// outputs over the leading ones, initialized by fills; every other operand
+// is the whole rows, one value per row or one value per column. This file
+// checks that and finds a softmax's max and sum of exponentials, which the
+// row kernels compute in one pass (OnlineSoftmax.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Rows.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+bool cuda_agent::builtin::isWholeRows(Value out, const RowShape &rs) {
+  auto g = out.getDefiningOp<linalg::GenericOp>();
+  return g && !isReduction(g) &&
+         g.getNumLoops() == rs.rowDims.size() + rs.colDims.size();
+}
+
+/// Whether `map` is (d0, ..., d[n-1]) -> (d0, ..., d[p-1]).
+static bool isLeadingDims(AffineMap map, unsigned p) {
+  if (map.getNumResults() != p)
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || d.getPosition() != i)
+      return false;
+  }
+  return true;
+}
+
+FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
+                                                     std::string &why) {
+  RowShape rs;
+  bool found = false;
+  for (linalg::GenericOp g : region.generics) {
+    if (!isReduction(g))
+      continue;
+    SmallVector<utils::IteratorType> iterators = g.getIteratorTypesArray();
+    unsigned p = 0;
+    while (p < iterators.size() &&
+           iterators[p] == utils::IteratorType::parallel)
+      ++p;
+    for (unsigned i = p; i < iterators.size(); ++i)
+      if (iterators[i] != utils::IteratorType::reduction) {
+        why = "a reduction whose reduced dimensions are not the trailing ones";
+        return failure();
+      }
+    SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+    SmallVector<int64_t> rowDims(ranges.begin(), ranges.begin() + p);
+    SmallVector<int64_t> colDims(ranges.begin() + p, ranges.end());
+    if (found && (rowDims != rs.rowDims || colDims != rs.colDims)) {
+      why = "reductions over different row shapes";
+      return failure();
+    }
+    found = true;
+    rs.rowDims = rowDims;
+    rs.colDims = colDims;
+    if (g.getNumDpsInits() != 1 ||
+        !isLeadingDims(g.getMatchingIndexingMap(g.getDpsInitOperand(0)), p) ||
+        !region.splats.count(g.getDpsInitOperand(0)->get())) {
+      why = "a reduction whose output is not the rows, initialized by a fill";
+      return failure();
+    }
+  }
+  if (!found) {
+    why = "no reduction";
+    return failure();
+  }
+  rs.rows = product(rs.rowDims);
+  rs.cols = product(rs.colDims);
+  unsigned p = rs.rowDims.size(), rank = p + rs.colDims.size();
+  for (linalg::GenericOp g : region.generics) {
+    unsigned loops = g.getNumLoops();
+    if (loops != rank && loops != p) {
+      why = "an elementwise op over another shape than the rows";
+      return failure();
+    }
+    for (OpOperand &operand : g->getOpOperands()) {
+      if (g.isDpsInit(&operand) && isReduction(g))
+        continue;
+      if (g.isDpsInit(&operand) && g.getRegion()
+                                       .front()
+                                       .getArgument(operand.getOperandNumber())
+                                       .use_empty())
+        continue;
+      Value v = operand.get();
+      AffineMap map = g.getMatchingIndexingMap(&operand);
+      ArrayRef<int64_t> shape = shapeOf(v);
+      SmallVector<int64_t> full(rs.rowDims);
+      full.append(rs.colDims.begin(), rs.colDims.end());
+      bool ok =
+          region.splats.count(v) ||
+          (loops == rank && map.isIdentity() &&
+           shape == ArrayRef<int64_t>(full)) ||
+          (isLeadingDims(map, p) && shape == ArrayRef<int64_t>(rs.rowDims)) ||
+          (loops == rank && map.isMinorIdentity() &&
+           map.getNumResults() == rs.colDims.size() &&
+           shape == ArrayRef<int64_t>(rs.colDims));
+      if (!ok) {
+        why = "an operand that is not the rows, one value per row or per "
+              "column with the matching indexing map";
+        return failure();
+      }
+    }
+  }
+  // Outputs are generic results (readRegion checked): whole rows or one
+  // value per row, by the loops of their producer (isWholeRows).
+  return rs;
+}
+
+linalg::GenericOp cuda_agent::builtin::findExpSum(const LinalgRegion &region,
+                                                  linalg::GenericOp max,
+                                                  const Combiner &maxOf) {
+  if (!isa<arith::MaxNumFOp, arith::MaximumFOp>(maxOf.op) ||
+      max.getNumDpsInputs() != 1 ||
+      maxOf.op->getOperand(maxOf.otherOperand) !=
+          max.getRegion().front().getArgument(0))
+    return {};
+  Value x = max.getDpsInputs()[0];
+  for (linalg::GenericOp sum : region.generics) {
+    if (!isReduction(sum) || sum == max || sum.getNumDpsInputs() != 1)
+      continue;
+    Block &sumBody = sum.getRegion().front();
+    std::string why;
+    FailureOr<Combiner> add =
+        findCombiner(sumBody, sumBody.getArgument(1), why);
+    if (failed(add) || !isa<arith::AddFOp>(add->op) ||
+        add->op->getOperand(add->otherOperand) != sumBody.getArgument(0))
+      continue;
+    auto exp = sum.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+    if (!exp || isReduction(exp) || exp.getNumResults() != 1 ||
+        exp.getNumLoops() != max.getNumLoops())
+      continue;
+    // exp's body: %d = subf %x, %m; %e = math.exp %d; yield %e.
+    Block &body = exp.getRegion().front();
+    auto ops = body.without_terminator();
+    if (std::distance(ops.begin(), ops.end()) != 2)
+      continue;
+    auto sub = dyn_cast<arith::SubFOp>(*ops.begin());
+    auto e = dyn_cast<math::ExpOp>(*std::next(ops.begin()));
+    if (!sub || !e || e.getOperand() != sub.getResult() ||
+        body.getTerminator()->getOperand(0) != e.getResult())
+      continue;
+    auto lhs = dyn_cast<BlockArgument>(sub.getLhs());
+    auto rhs = dyn_cast<BlockArgument>(sub.getRhs());
+    if (!lhs || !rhs || lhs.getOwner() != &body || rhs.getOwner() != &body ||
+        lhs.getArgNumber() >= exp.getNumDpsInputs() ||
+        rhs.getArgNumber() >= exp.getNumDpsInputs())
+      continue;
+    OpOperand *xOperand = exp.getDpsInputOperand(lhs.getArgNumber());
+    OpOperand *mOperand = exp.getDpsInputOperand(rhs.getArgNumber());
+    if (xOperand->get() == x &&
+        exp.getMatchingIndexingMap(xOperand).isIdentity() &&
+        mOperand->get() == max.getResult(0))
+      return sum;
+  }
+  return {};
+}

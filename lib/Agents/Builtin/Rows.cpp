@@ -1,0 +1,431 @@
+//===- Rows.cpp - Row programs: a group of threads per row ----------------===//
+//
+// Writes the row kernel of a row program (RowAnalysis.cpp recognizes them):
+// a warp or a block per row, the row's inputs in registers when they fit,
+// one pass per reduction combined by warp shuffles and through shared
+// memory, and a last pass for the whole-row outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Rows.h"
+#include "KernelText.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+//===----------------------------------------------------------------------===//
+// The row kernel.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// How an input read in a row pass is indexed: the whole row, one value per
+/// row, or one value per column.
+enum class RowClass { Full, PerRow, PerCol };
+} // namespace
+
+RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
+                                 const RowPlan &plan, std::string &why)
+    : region(region), rs(rs), group(plan.group),
+      blockThreads(plan.blockThreads), vector(plan.vector), cache(plan.cache),
+      splits(plan.splits), stream(plan.stream), why(why) {
+  step = int64_t(group) * vector;
+  per = (rs.cols + step - 1) / step;
+  split = splits > 1;
+  chunk = ((rs.cols + splits - 1) / splits + vector - 1) / vector * vector;
+  rowsPerBlock = blockThreads / group;
+  rowIdx = delinearize("row", rs.rowDims);
+  rowStart = "row * " + std::to_string(rs.cols) + "LL + c";
+  fullShape.assign(rs.rowDims.begin(), rs.rowDims.end());
+  fullShape.append(rs.colDims.begin(), rs.colDims.end());
+}
+
+FailureOr<Variant> RowKernelWriter::write() {
+  if (split && failed(checkSplit()))
+    return failure();
+  src =
+      getPrelude().str() + "\n" +
+      kernelSignature(region, split ? "partial" : "rows", blockThreads, split) +
+      " {\n";
+  if (split)
+    writeChunkHeader();
+  else
+    writeRowHeader();
+  if (cache)
+    writeCachedInputs();
+  for (linalg::GenericOp g : region.generics) {
+    if (!isReduction(g)) {
+      if (g.getNumLoops() != rs.rowDims.size())
+        continue; // over the whole row: inlined where it is read
+      if (failed(writePerRowGeneric(g)))
+        return failure();
+      continue;
+    }
+    if (fusedSums.contains(g))
+      continue; // computed with its max (online softmax)
+    if (failed(writeReduction(g)))
+      return failure();
+  }
+  // The outputs: whole rows in a last pass, one value per row from thread 0.
+  if (failed(writePerRowOutputs()))
+    return failure();
+  if (split && !fullOutputs.empty() && failed(beginApply()))
+    return failure();
+  if (!fullOutputs.empty() && failed(writeWholeRowOutputs()))
+    return failure();
+  src += "}\n";
+  return split ? makeSplitVariant() : makeRowsVariant();
+}
+
+void RowKernelWriter::writeRowHeader() {
+  src += llvm::formatv("  const long long row = (long long)blockIdx.x * {0} "
+                       "+ threadIdx.x / {1};\n"
+                       "  const int t = threadIdx.x % {1};\n",
+                       rowsPerBlock, group)
+             .str();
+  if (rowsPerBlock > 1)
+    src += llvm::formatv("  if (row >= {0}LL)\n    return;\n", rs.rows).str();
+  // Rows in registers need every step unrolled (constant indices); a
+  // streamed row is unrolled by 4.
+  stepLoop =
+      llvm::formatv("#pragma unroll{3}\n"
+                    "  for (int j = 0; j < {0}; ++j) {{\n"
+                    "    const long long c = ((long long)j * {1} + t) * {2};\n",
+                    per, group, vector, cache || per <= 16 ? "" : " 4")
+          .str();
+  if (rs.cols % step != 0)
+    stepLoop +=
+        llvm::formatv("    if (c >= {0}LL)\n      continue;\n", rs.cols).str();
+}
+
+void RowKernelWriter::writeCachedInputs() {
+  SmallVector<unsigned> fullInputs;
+  for (auto [i, in] : llvm::enumerate(region.inputs))
+    if (shapeOf(in) == ArrayRef<int64_t>(fullShape))
+      fullInputs.push_back(i);
+  StatementWriter writer(src, counter);
+  for (unsigned i : fullInputs) {
+    Type type = elementOf(region.inputs[i]);
+    src += llvm::formatv("  {0} x{1}[{2}][{3}];\n", getCType(type)->compute, i,
+                         per, vector)
+               .str() +
+           stepLoop;
+    std::string ptr = "in" + std::to_string(i) + " + " + rowStart;
+    std::string vec = loadVector(writer, type, vector, ptr, stream);
+    for (int v = 0; v < vector; ++v)
+      src +=
+          llvm::formatv("    x{0}[j][{1}] = {2};\n", i, v, laneOf(type, vec, v))
+              .str();
+    src += "  }\n";
+  }
+}
+
+FailureOr<std::string>
+RowKernelWriter::writePass(EmitFn emit,
+                           const llvm::DenseMap<Value, std::string> &known,
+                           ArrayRef<Value> capture) {
+  std::string decls, body;
+  StatementWriter writer(body, counter);
+  for (auto &entry : known)
+    writer.markInvariant(entry.second);
+  ElementEvaluator eval(region, writer);
+  eval.known = known;
+  int lane = 0;
+  llvm::DenseMap<unsigned, std::string> loaded;
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
+    std::string ref = "in" + std::to_string(i);
+    Type type = elementOf(region.inputs[i]);
+    RowClass cls = ArrayRef<std::string>(idx) == ArrayRef<std::string>(rowIdx)
+                       ? RowClass::PerRow
+                   : idx.size() == rowIdx.size() + rs.colDims.size()
+                       ? RowClass::Full
+                       : RowClass::PerCol;
+    switch (cls) {
+    case RowClass::Full:
+      if (cache)
+        return "x" + std::to_string(i) + "[j][" + std::to_string(lane) + "]";
+      [[fallthrough]];
+    case RowClass::PerCol: {
+      // Consecutive columns: lane 0 reads the step's lanes at once.
+      std::string at = cls == RowClass::Full ? rowStart : "c";
+      if (vector == 1)
+        return eval.loadElement(i, at);
+      if (lane == 0)
+        loaded[i] = loadVector(writer, type, vector, ref + " + " + at,
+                               stream && cls == RowClass::Full);
+      return laneOf(type, loaded[i], lane);
+    }
+    case RowClass::PerRow:
+      return eval.loadElement(i, "row");
+    }
+    return "0";
+  };
+  for (lane = 0; lane < vector; ++lane) {
+    SmallVector<std::string> idx(rowIdx);
+    SmallVector<std::string> colIdx =
+        delinearize("c + " + std::to_string(lane), rs.colDims);
+    idx.append(colIdx.begin(), colIdx.end());
+    eval.forget();
+    eval.knownAt.clear();
+    for (auto &[tensor, array] : cachedTensors)
+      eval.knownAt[tensor] = {idx, array + "[j][" + std::to_string(lane) + "]"};
+    if (failed(emit(eval, lane, idx, why)))
+      return failure();
+    for (auto [k, tensor] : llvm::enumerate(capture)) {
+      FailureOr<std::string> value = eval.valueAt(tensor, idx, why);
+      if (failed(value))
+        return failure();
+      std::string array = "p" + std::to_string(cachedTensors.size() + k);
+      if (lane == 0)
+        decls += llvm::formatv("  {0} {1}[{2}][{3}];\n",
+                               getCType(elementOf(tensor))->compute, array, per,
+                               vector)
+                     .str();
+      body += "    " + array + "[j][" + std::to_string(lane) + "] = " + *value +
+              ";\n";
+    }
+  }
+  unsigned first = cachedTensors.size();
+  for (auto [k, tensor] : llvm::enumerate(capture))
+    cachedTensors[tensor] = "p" + std::to_string(first + k);
+  return decls + stepLoop + body + "  }\n";
+}
+
+FailureOr<std::string> RowKernelWriter::writePerRow(
+    llvm::function_ref<LogicalResult(ElementEvaluator &)> emit) {
+  std::string body;
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  eval.known = known;
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string>) {
+    return eval.loadElement(i, "row");
+  };
+  if (failed(emit(eval)))
+    return failure();
+  return body;
+}
+
+LogicalResult RowKernelWriter::writePerRowGeneric(linalg::GenericOp g) {
+  // One value per row: every thread computes it.
+  FailureOr<SmallVector<std::string>> values;
+  FailureOr<std::string> body = writePerRow([&](ElementEvaluator &eval) {
+    values = eval.evaluate(g, rowIdx, why);
+    return LogicalResult(values);
+  });
+  if (failed(body))
+    return failure();
+  src += *body;
+  rowPrefix += *body;
+  for (auto [r, result] : llvm::enumerate(g.getResults())) {
+    known[result] = (*values)[r];
+    if (inFinish)
+      finishValues.push_back(
+          {(*values)[r], getCType(elementOf(result))->compute});
+  }
+  return success();
+}
+
+LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
+  Block &reduceBody = g.getRegion().front();
+  BlockArgument accArg = reduceBody.getArgument(g.getNumDpsInputs());
+  FailureOr<Combiner> combiner = findCombiner(reduceBody, accArg, why);
+  if (failed(combiner))
+    return failure();
+  std::string ctype = getCType(elementOf(g.getResult(0)))->compute;
+  std::string acc = "acc" + std::to_string(reductions);
+  // A row streamed from memory (not in registers): the max and the sum of
+  // exp(x - max) in one pass, the sum rescaled whenever the max grows.
+  if (linalg::GenericOp sum;
+      !cache && ctype == "float" && (sum = findExpSum(region, g, *combiner))) {
+    fusedSums.insert(sum);
+    if (failed(writeOnlineSoftmax(g, sum, *combiner, acc, reductions)))
+      return failure();
+    ++reductions;
+    return success();
+  }
+  src += "  " + ctype + " " + acc + " = " + combiner->identity + ";\n";
+  // Whole-row values this reduction reads that later passes may read again.
+  SmallVector<Value> capture;
+  if (cache)
+    for (Value in : g.getDpsInputs())
+      if (auto producer = in.getDefiningOp<linalg::GenericOp>();
+          producer && !isReduction(producer) &&
+          producer.getNumLoops() == fullShape.size() &&
+          !cachedTensors.count(in) && !llvm::is_contained(capture, in))
+        capture.push_back(in);
+  FailureOr<std::string> loop = writePass(
+      [&](ElementEvaluator &eval, int, ArrayRef<std::string> idx,
+          std::string &why) -> LogicalResult {
+        llvm::DenseMap<Value, std::string> names;
+        if (failed(eval.bindOperands(g, idx, names, why, accArg)))
+          return failure();
+        StatementWriter &writer = eval.getWriter();
+        if (failed(
+                writer.writeBlock(reduceBody, names, idx, combiner->op, why)))
+          return failure();
+        std::string mapped =
+            names.lookup(combiner->op->getOperand(combiner->otherOperand));
+        writer.append("    " + acc + " = " + combiner->combine(acc, mapped) +
+                      ";\n");
+        return success();
+      },
+      known, capture);
+  if (failed(loop))
+    return failure();
+  src += *loop;
+  // Across the group: shuffles within each warp, then the warps' partials
+  // through shared memory; every thread ends with the same value.
+  std::string warpCombine =
+      llvm::formatv("  for (int o = 16; o > 0; o /= 2)\n"
+                    "    {0} = {1};\n",
+                    acc,
+                    combiner->combine(acc, "__shfl_xor_sync(0xffffffffu, " +
+                                               acc + ", o)"))
+          .str();
+  src += warpCombine;
+  if (group > 32) {
+    src += llvm::formatv("  __shared__ {0} part{1}[32];\n"
+                         "  if (t % 32 == 0)\n    part{1}[t / 32] = {2};\n"
+                         "  __syncthreads();\n"
+                         "  {2} = part{1}[0];\n"
+                         "  for (int w = 1; w < {3}; ++w)\n    {2} = {4};\n",
+                         ctype, reductions, acc, group / 32,
+                         combiner->combine(
+                             acc, "part" + std::to_string(reductions) + "[w]"))
+               .str();
+  }
+  if (split)
+    writeSplitReduction(*combiner, ctype, acc, warpCombine);
+  // The fill's value enters once.
+  std::string init = region.splats.lookup(g.getDpsInitOperand(0)->get());
+  std::string result = "red" + std::to_string(reductions);
+  src += "  const " + ctype + " " + result + " = " +
+         combiner->combine(init, acc) + ";\n";
+  known[g.getResult(0)] = result;
+  if (inFinish)
+    finishValues.push_back({result, ctype});
+  ++reductions;
+  return success();
+}
+
+LogicalResult RowKernelWriter::writePerRowOutputs() {
+  for (auto [o, out] : llvm::enumerate(region.outputs)) {
+    if (isWholeRows(out, rs)) {
+      fullOutputs.push_back(o);
+      continue;
+    }
+    FailureOr<std::string> value;
+    FailureOr<std::string> body = writePerRow([&](ElementEvaluator &eval) {
+      value = eval.valueAt(out, rowIdx, why);
+      return LogicalResult(value);
+    });
+    if (failed(body))
+      return failure();
+    src += *body + "  if (t == 0)\n    out" + std::to_string(o) +
+           "[row] = " + storeAs(elementOf(out), *value) + ";\n";
+  }
+  return success();
+}
+
+LogicalResult RowKernelWriter::writeWholeRowOutputs() {
+  SmallVector<SmallVector<std::string>> lanes(fullOutputs.size());
+  FailureOr<std::string> loop = writePass(
+      [&](ElementEvaluator &eval, int lane, ArrayRef<std::string> idx,
+          std::string &why) -> LogicalResult {
+        for (auto [k, o] : llvm::enumerate(fullOutputs)) {
+          FailureOr<std::string> v = eval.valueAt(region.outputs[o], idx, why);
+          if (failed(v))
+            return failure();
+          lanes[k].push_back(*v);
+        }
+        if (lane + 1 < vector)
+          return success();
+        // After the last lane: the stores.
+        StatementWriter &writer = eval.getWriter();
+        for (auto [k, o] : llvm::enumerate(fullOutputs))
+          writer.append(storeVector(
+              elementOf(region.outputs[o]),
+              "out" + std::to_string(o) + " + " + rowStart, lanes[k]));
+        return success();
+      },
+      known);
+  if (failed(loop))
+    return failure();
+  src += *loop;
+  return success();
+}
+
+Variant RowKernelWriter::makeRowsVariant() const {
+  int64_t blocks = (rs.rows + rowsPerBlock - 1) / rowsPerBlock;
+  return Variant{llvm::formatv("rows-g{0}-b{1}-v{2}{3}{4}", group, blockThreads,
+                               vector, cache ? "-cached" : "",
+                               stream ? "-stream" : "")
+                     .str(),
+                 src,
+                 {{"rows", {blocks, 1, 1}, {blockThreads, 1, 1}}}};
+}
+
+FailureOr<Variant> cuda_agent::builtin::writeRows(const LinalgRegion &region,
+                                                  const RowShape &rs,
+                                                  const RowPlan &plan,
+                                                  std::string &why) {
+  return RowKernelWriter(region, rs, plan, why).write();
+}
+
+//===----------------------------------------------------------------------===//
+// The strategy.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Row programs: a group of threads per row.
+class RowsStrategy final : public Strategy {
+public:
+  StringRef getName() const override { return "rows"; }
+
+  bool match(const LinalgRegion &region, std::string &why) const override {
+    return !isElementwise(region) && succeeded(analyzeRows(region, why));
+  }
+
+  void addVariants(const LinalgRegion &region, const GpuTarget &,
+                   VariantList &list) const override {
+    std::string reason;
+    RowShape rows = *analyzeRows(region, reason);
+    int vector = widestVector(region, rows.cols);
+    auto rowVariant = [&](int group, int block, bool stream = false) {
+      int64_t per =
+          (rows.cols + int64_t(group) * vector - 1) / (int64_t(group) * vector);
+      list.add(writeRows(region, rows,
+                         {group, block, vector, per * vector <= 64, 1, stream},
+                         reason),
+               reason);
+    };
+    if (rows.cols <= 1024) {
+      rowVariant(32, 256);
+      rowVariant(128, 128);
+      return;
+    }
+    rowVariant(256, 256);
+    rowVariant(512, 512);
+    rowVariant(128, 128);
+    rowVariant(1024, 1024);
+    // One reduction reads the row once either way: a warp per row
+    // streaming it, no block barrier between rows.
+    if (llvm::count_if(region.generics, isReduction) == 1)
+      rowVariant(32, 256);
+    // The same rows read as read-once data (16-byte accesses only).
+    if (vector * narrowestBytes(region) == 16) {
+      rowVariant(1024, 1024, true);
+      rowVariant(512, 512, true);
+    }
+  }
+};
+
+} // namespace
+
+const Strategy &cuda_agent::builtin::getRowsStrategy() {
+  static const RowsStrategy strategy;
+  return strategy;
+}

@@ -1,0 +1,178 @@
+//===- Rows.h - Row programs: reductions over trailing dimensions -*- C++
+//-*-===//
+//
+// The `rows` regions: reductions over trailing dimensions with any
+// elementwise producers and consumers over the same rows (softmax,
+// layernorm, row sums). A group of threads (a warp or a block) covers a row:
+// the row's inputs kept in registers when they fit, warp shuffles and a
+// block reduction, one read of the row and one write. Few long rows are
+// split over several blocks (RowsSplit.cpp). RowAnalysis.cpp recognizes
+// row programs; RowKernelWriter writes one variant, its pieces spread over
+// Rows.cpp (the row kernel),
+// RowsSplit.cpp (the split's partial, finish and apply kernels) and
+// OnlineSoftmax.cpp (a softmax's max and sum in one pass).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_AGENTS_BUILTIN_ROWS_H
+#define CUDA_AGENT_AGENTS_BUILTIN_ROWS_H
+
+#include "ElementEvaluator.h"
+#include "Strategy.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mlir::cuda_agent::builtin {
+
+/// How a row program splits its loops: the leading (parallel) dimensions
+/// make the rows, the trailing (reduced) ones the columns.
+struct RowShape {
+  SmallVector<int64_t> rowDims, colDims;
+  int64_t rows = 0, cols = 0;
+};
+
+/// Checks that the region is a row program and returns its row split.
+FailureOr<RowShape> analyzeRows(const LinalgRegion &region, std::string &why);
+
+/// Whether a region output holds whole rows (else one value per row).
+bool isWholeRows(Value out, const RowShape &rs);
+
+/// For a max reduction `max` of a row tensor X, the reduction that sums
+/// exp(X - max) over the same rows (softmax's denominator), if the region has
+/// one: a sum whose one input is produced by a generic that only subtracts
+/// the row's max from X and exponentiates. Online softmax computes both in
+/// one pass over X.
+linalg::GenericOp findExpSum(const LinalgRegion &region, linalg::GenericOp max,
+                             const Combiner &maxOf);
+
+/// How a row program covers its rows: a group of `group` threads per row (a
+/// warp, or the whole block), `vector` consecutive columns per thread and
+/// step, the row's full inputs kept in registers when `cache`, and read as
+/// read-once data (no L1 allocation, 256-byte L2 prefetch) when `stream`.
+/// With `splits` > 1 (one reduction, or a softmax's max and sum), each row is
+/// cut into `splits` chunks: a `partial` kernel reduces each chunk with one
+/// block into the workspace, a `finish` kernel, a warp per row, combines the
+/// chunks in order and writes the values per row, and for whole-row outputs
+/// an `apply` kernel, a block per chunk again, writes the rows from the
+/// finish kernel's values.
+struct RowPlan {
+  int group, blockThreads, vector;
+  bool cache = false;
+  int64_t splits = 1;
+  bool stream = false;
+};
+
+/// The variant `plan` gives for the row program `rs` of `region`.
+FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
+                             const RowPlan &plan, std::string &why);
+
+/// Writes one row-program variant, piece by piece, into one source.
+class RowKernelWriter {
+public:
+  RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
+                  const RowPlan &plan, std::string &why);
+
+  FailureOr<Variant> write();
+
+private:
+  /// Per-element statements of one pass: (evaluator, lane, indices, why).
+  using EmitFn = llvm::function_ref<LogicalResult(
+      ElementEvaluator &, int, ArrayRef<std::string>, std::string &)>;
+
+  // Rows.cpp: the row kernel.
+  /// The first lines of a row kernel (a group per row) and its step loop.
+  void writeRowHeader();
+  /// The row's full inputs loaded into registers (cache).
+  void writeCachedInputs();
+  /// One pass over the row's columns: `emit` writes the per-element
+  /// statements; `capture` names whole-row tensors to keep in registers.
+  FailureOr<std::string>
+  writePass(EmitFn emit, const llvm::DenseMap<Value, std::string> &known,
+            ArrayRef<Value> capture = {});
+  /// Statements for values of one per row, which every thread computes,
+  /// with inputs read at `row`.
+  FailureOr<std::string>
+  writePerRow(llvm::function_ref<LogicalResult(ElementEvaluator &)> emit);
+  /// A generic over the rows only: one value per row.
+  LogicalResult writePerRowGeneric(linalg::GenericOp g);
+  /// A reduction over the row: a pass, then across the group (and, split,
+  /// across the row's chunks).
+  LogicalResult writeReduction(linalg::GenericOp g);
+  /// The outputs of one value per row, from thread 0; collects the
+  /// whole-row outputs in `fullOutputs`.
+  LogicalResult writePerRowOutputs();
+  /// The whole-row outputs in a last pass.
+  LogicalResult writeWholeRowOutputs();
+  /// The variant of a row kernel.
+  Variant makeRowsVariant() const;
+
+  // OnlineSoftmax.cpp.
+  /// A softmax's max and sum of exponentials in one pass over the row.
+  LogicalResult writeOnlineSoftmax(linalg::GenericOp max, linalg::GenericOp sum,
+                                   const Combiner &maxOf, StringRef m,
+                                   unsigned n);
+
+  // RowsSplit.cpp: the split row's partial, finish and apply kernels.
+  /// Whether the region can be split (one reduction or a softmax's pair).
+  LogicalResult checkSplit();
+  /// The first lines of a kernel over a block's chunk of its row, and its
+  /// step loop.
+  void writeChunkHeader();
+  /// Ends the partial kernel with thread 0's `stores` and starts the finish
+  /// kernel with the values per row the partial computed before.
+  void beginFinish(StringRef stores);
+  /// The reduction's partial into the workspace and the finish kernel's
+  /// combination of a row's partials.
+  void writeSplitReduction(const Combiner &combiner, const std::string &ctype,
+                           const std::string &acc,
+                           const std::string &warpCombine);
+  /// The finish kernel hands its values per row to the apply kernel.
+  LogicalResult beginApply();
+  /// The variant of a split row.
+  Variant makeSplitVariant() const;
+
+  const LinalgRegion &region;
+  const RowShape &rs;
+  int group, blockThreads, vector;
+  bool cache;
+  int64_t splits;
+  bool stream;
+  std::string &why;
+
+  int64_t step, per;
+  bool split;
+  /// A chunk of whole vectors per block (split).
+  int64_t chunk;
+  int rowsPerBlock;
+  /// The partials' part of the workspace.
+  int64_t partialBytes = 0;
+  /// The source written so far.
+  std::string src;
+  SmallVector<std::string> rowIdx;
+  /// Each thread's steps over the row: `vector` consecutive columns from c.
+  std::string stepLoop;
+  /// A block's chunk of its row (the partial and apply kernels of a split).
+  std::string chunkHeader;
+  std::string rowStart;
+  /// The statements of the values per row computed before the reduction,
+  /// which the finish kernel computes again.
+  std::string rowPrefix;
+  unsigned counter = 0;
+  SmallVector<int64_t> fullShape;
+  /// Whole-row tensors a reduction pass computed and later passes read
+  /// again (softmax's exponentials): kept in registers when the inputs are.
+  llvm::DenseMap<Value, std::string> cachedTensors;
+  llvm::DenseMap<Value, std::string> known;
+  unsigned reductions = 0;
+  llvm::SmallPtrSet<Operation *, 2> fusedSums;
+  /// A split row's prefix of the apply kernel, and the finish kernel's
+  /// values per row (name, type).
+  std::string splitPrefix;
+  bool inFinish = false;
+  SmallVector<std::pair<std::string, std::string>> finishValues;
+  SmallVector<unsigned> fullOutputs;
+};
+
+} // namespace mlir::cuda_agent::builtin
+
+#endif // CUDA_AGENT_AGENTS_BUILTIN_ROWS_H

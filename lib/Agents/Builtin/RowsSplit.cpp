@@ -1,0 +1,175 @@
+//===- RowsSplit.cpp - Few long rows, each split over several blocks ------===//
+//
+// A row program with few rows of many columns (fewer than 256 rows of at
+// least 16384) leaves most SMs idle with a group per row. Here each row is
+// cut into chunks: a `partial` kernel reduces each chunk with one block into
+// the workspace, a `finish` kernel, a warp per row, combines the row's
+// partials in chunk order and writes the values per row, and for whole-row
+// outputs an `apply` kernel, a block per chunk again, writes the rows from
+// the finish kernel's values. Only one reduction per row (or a softmax's max
+// and sum, OnlineSoftmax.cpp) can be split so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelText.h"
+#include "Rows.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+LogicalResult RowKernelWriter::checkSplit() {
+  // One reduction, or a max and its sum of exponentials (online softmax).
+  SmallVector<linalg::GenericOp> reductions;
+  for (linalg::GenericOp g : region.generics)
+    if (isReduction(g))
+      reductions.push_back(g);
+  bool online = false;
+  if (reductions.size() == 2) {
+    Block &body = reductions[0].getRegion().front();
+    FailureOr<Combiner> maxOf = findCombiner(
+        body, body.getArgument(reductions[0].getNumDpsInputs()), why);
+    online = succeeded(maxOf) &&
+             findExpSum(region, reductions[0], *maxOf) == reductions[1];
+  }
+  if (cache || (reductions.size() != 1 && !online)) {
+    why = "a split row needs one reduction (or a softmax's max and sum)";
+    return failure();
+  }
+  return success();
+}
+
+void RowKernelWriter::writeChunkHeader() {
+  chunkHeader =
+      llvm::formatv("  const long long row = blockIdx.y;\n"
+                    "  const int t = threadIdx.x;\n"
+                    "  const long long begin = blockIdx.x * {0}LL;\n"
+                    "  const long long end = begin + {0}LL < {1}LL ? begin + "
+                    "{0}LL : {1}LL;\n",
+                    chunk, rs.cols)
+          .str();
+  src += chunkHeader;
+  stepLoop = llvm::formatv("#pragma unroll 4\n"
+                           "  for (long long c = begin + (long long)t * {0}; "
+                           "c < end; c += {1}LL) {{\n",
+                           vector, step)
+                 .str();
+}
+
+void RowKernelWriter::beginFinish(StringRef stores) {
+  splitPrefix = rowPrefix;
+  inFinish = true;
+  src += "  if (t == 0) {\n" + stores.str() + "  }\n}\n\n" +
+         kernelSignature(region, "finish", 256, true) + " {\n" +
+         llvm::formatv("  const long long row = (long long)blockIdx.x * 8 + "
+                       "threadIdx.x / 32;\n"
+                       "  const int t = threadIdx.x % 32;\n"
+                       "  if (row >= {0}LL)\n    return;\n",
+                       rs.rows)
+             .str() +
+         rowPrefix;
+}
+
+void RowKernelWriter::writeSplitReduction(const Combiner &combiner,
+                                          const std::string &ctype,
+                                          const std::string &acc,
+                                          const std::string &warpCombine) {
+  // The block's partial into the workspace; the finish kernel combines the
+  // row's partials in chunk order, a warp per row.
+  std::string partials = "reinterpret_cast<" + ctype + " *>(workspace)";
+  partialBytes = rs.rows * splits * int64_t(ctype == "double" ? 8 : 4);
+  beginFinish(llvm::formatv("    {0}[row * {1} + blockIdx.x] = {2};\n",
+                            partials, splits, acc)
+                  .str());
+  src +=
+      llvm::formatv("  {0} {1} = {2};\n"
+                    "  for (int s = t; s < {3}; s += 32)\n"
+                    "    {1} = {4};\n",
+                    ctype, acc, combiner.identity, splits,
+                    combiner.combine(acc, partials + "[row * " +
+                                              std::to_string(splits) + " + s]"))
+          .str() +
+      warpCombine;
+}
+
+LogicalResult RowKernelWriter::beginApply() {
+  // The finish kernel hands its values per row to an apply kernel, a block
+  // per chunk again, which writes the whole rows.
+  std::string values = "reinterpret_cast<float *>(workspace + " +
+                       std::to_string(partialBytes) + ")";
+  std::string stores, loads;
+  for (auto [k, entry] : llvm::enumerate(finishValues)) {
+    if (entry.second != "float") {
+      why = "a split row passes its values per row in f32 only";
+      return failure();
+    }
+    std::string at = "[" + std::to_string(k * rs.rows) + " + row]";
+    stores += "    " + values + at + " = " + entry.first + ";\n";
+    loads += "  const float " + entry.first + " = " + values + at + ";\n";
+  }
+  src += "  if (t == 0) {\n" + stores + "  }\n}\n\n" +
+         kernelSignature(region, "apply", blockThreads, true) + " {\n" +
+         chunkHeader + splitPrefix + loads;
+  return success();
+}
+
+Variant RowKernelWriter::makeSplitVariant() const {
+  Variant variant{llvm::formatv("split{0}-b{1}-v{2}{3}", splits, blockThreads,
+                                vector, stream ? "-stream" : "")
+                      .str(),
+                  src,
+                  {{"partial", {splits, rs.rows, 1}, {blockThreads, 1, 1}},
+                   {"finish", {(rs.rows + 7) / 8, 1, 1}, {256, 1, 1}}},
+                  partialBytes};
+  if (!fullOutputs.empty()) {
+    variant.launches.push_back(
+        {"apply", {splits, rs.rows, 1}, {blockThreads, 1, 1}});
+    variant.workspaceBytes += int64_t(finishValues.size()) * rs.rows * 4;
+  }
+  return variant;
+}
+
+namespace {
+
+/// Few long rows: each row split over several blocks.
+class RowsSplitStrategy final : public Strategy {
+public:
+  StringRef getName() const override { return "rows-split"; }
+
+  bool match(const LinalgRegion &region, std::string &why) const override {
+    if (isElementwise(region))
+      return false;
+    FailureOr<RowShape> rows = analyzeRows(region, why);
+    return succeeded(rows) && rows->rows < 256 && rows->cols >= 16384;
+  }
+
+  void addVariants(const LinalgRegion &region, const GpuTarget &target,
+                   VariantList &list) const override {
+    std::string reason;
+    RowShape rows = *analyzeRows(region, reason);
+    int vector = widestVector(region, rows.cols);
+    // The rows' blocks fill the target (its resident blocks per SM on every
+    // SM), each with at least 4 steps of work.
+    int64_t blocks = target.fullOccupancyBlocks();
+    int64_t splits = std::min<int64_t>((blocks + rows.rows - 1) / rows.rows,
+                                       rows.cols / (256 * vector * 4));
+    if (splits <= 1)
+      return;
+    list.add(writeRows(region, rows, {256, 256, vector, false, splits}, reason),
+             reason);
+    list.add(
+        writeRows(region, rows,
+                  {512, 512, vector, false, std::max<int64_t>(2, splits / 2)},
+                  reason),
+        reason);
+  }
+};
+
+} // namespace
+
+const Strategy &cuda_agent::builtin::getRowsSplitStrategy() {
+  static const RowsSplitStrategy strategy;
+  return strategy;
+}

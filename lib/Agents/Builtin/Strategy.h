@@ -1,0 +1,94 @@
+//===- Strategy.h - One way the builtin agent writes kernels ----*- C++ -*-===//
+//
+// The builtin agent's kernels come from strategies: each recognizes a class
+// of regions (match) and writes its variants for one (addVariants), best
+// guess first. propose() (BuiltinAgent.cpp) runs them in the order of
+// getStrategies(); a region's candidates are the variants of every strategy
+// that matches, in that order. A variant is a CUDA source and the launches
+// that run it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_AGENTS_BUILTIN_STRATEGY_H
+#define CUDA_AGENT_AGENTS_BUILTIN_STRATEGY_H
+
+#include "cuda-agent/Target/GpuTarget.h"
+#include "cuda-agent/Task/LinalgRegion.h"
+
+#include "mlir/Support/LLVM.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace mlir::cuda_agent::builtin {
+
+/// One kernel launch of a variant's plan.
+struct Launch {
+  std::string kernel;
+  std::array<int64_t, 3> grid, block;
+};
+
+/// A candidate kernel: its name, its source and how it is launched.
+struct Variant {
+  std::string name, source;
+  std::vector<Launch> launches; ///< in order, on one stream
+  int64_t workspaceBytes = 0;
+};
+
+/// The variants the strategies write for one region, in order, and why there
+/// are none: the reason of the first strategy that did not match or the
+/// first variant that could not be written.
+struct VariantList {
+  std::vector<Variant> variants;
+  std::string why;
+
+  /// Keeps `variant`, or its failure's `reason` when there is no reason yet.
+  void add(FailureOr<Variant> variant, StringRef reason) {
+    if (succeeded(variant))
+      variants.push_back(std::move(*variant));
+    else if (why.empty())
+      why = reason.str();
+  }
+};
+
+/// A class of regions and the kernels the builtin agent writes for it.
+class Strategy {
+public:
+  virtual ~Strategy() = default;
+  /// The name tests select it by (agent-test-builtin-variants).
+  virtual StringRef getName() const = 0;
+  /// Whether the strategy writes kernels for `region`; when not, `why` may
+  /// say why (left empty when the region is another strategy's class).
+  virtual bool match(const LinalgRegion &region, std::string &why) const = 0;
+  /// Appends the variants for a matched `region`, best guess first, sized
+  /// for `target`.
+  virtual void addVariants(const LinalgRegion &region, const GpuTarget &target,
+                           VariantList &list) const = 0;
+};
+
+/// The strategies in the order propose() runs them.
+ArrayRef<const Strategy *> getStrategies();
+
+/// The strategy called `name`, or null.
+const Strategy *findStrategy(StringRef name);
+
+/// Every variant of `region` for `target` from the strategies in order;
+/// `why` says why there is none.
+std::vector<Variant> writeVariants(const LinalgRegion &region,
+                                   const GpuTarget &target, std::string &why);
+
+/// All generics parallel and all outputs of one shape: the elementwise class
+/// (Elementwise.cpp, Transpose.cpp); the other strategies take the rest.
+bool isElementwise(const LinalgRegion &region);
+
+/// The strategies, one per file.
+const Strategy &getTransposeStrategy();
+const Strategy &getElementwiseStrategy();
+const Strategy &getRowsSplitStrategy();
+const Strategy &getRowsStrategy();
+const Strategy &getSerialReductionStrategy();
+
+} // namespace mlir::cuda_agent::builtin
+
+#endif // CUDA_AGENT_AGENTS_BUILTIN_STRATEGY_H

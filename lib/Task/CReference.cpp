@@ -1,0 +1,130 @@
+//===- CReference.cpp - Regions as plain C loop nests ---------------------===//
+//
+// Spells a region as the C loop nests a model reads in its prompt: one loop
+// per linalg loop over row-major arrays, temporaries as static arrays,
+// outputs that start from a value filled first, and each body written
+// statement by statement (CudaExpr.h), f16/bf16 computed in float.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Task/CReference.h"
+#include "cuda-agent/Task/CudaExpr.h"
+#include "cuda-agent/Task/LinalgRegion.h"
+#include "cuda-agent/Task/RegionModule.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+
+llvm::Expected<std::string>
+cuda_agent::renderCReference(llvm::StringRef regionMlir) {
+  llvm::Expected<RegionModule> parsed = parseRegionModule(regionMlir);
+  if (!parsed)
+    return parsed.takeError();
+  func::FuncOp func = parsed->func;
+  LinalgRegion region;
+  std::string why;
+  if (failed(readLinalgRegion(func, region, why, /*allowContractions=*/true)))
+    return llvm::createStringError("%s", why.c_str());
+
+  // Where each tensor lives: inN, outN, a local array tN, or a splat value.
+  llvm::DenseMap<Value, std::string> arrays;
+  for (auto [i, in] : llvm::enumerate(region.inputs))
+    arrays[in] = "in" + std::to_string(i);
+  for (auto [o, out] : llvm::enumerate(region.outputs))
+    if (!arrays.count(out))
+      arrays[out] = "out" + std::to_string(o);
+  // A host-style reference: the kernels' parameters, no __global__.
+  std::string text = "void region(" + renderParameters(region) + ") {\n";
+  unsigned counter = 0, temps = 0;
+  auto access = [&](Value v, AffineMap map,
+                    ArrayRef<std::string> dims) -> FailureOr<std::string> {
+    if (auto it = region.splats.find(v); it != region.splats.end())
+      return it->second;
+    FailureOr<SmallVector<std::string>> idx = applyIndexingMap(map, dims, why);
+    if (failed(idx))
+      return failure();
+    return arrays.lookup(v) + "[" + linearize(*idx, shapeOf(v)) + "]";
+  };
+  for (linalg::GenericOp g : region.generics) {
+    for (Value result : g.getResults())
+      if (!arrays.count(result)) {
+        std::string name = "t" + std::to_string(temps++);
+        text += "  static " + getCType(elementOf(result))->storage + " " +
+                name + "[" + std::to_string(product(shapeOf(result))) + "];\n";
+        arrays[result] = name;
+      }
+    Block &body = g.getRegion().front();
+    // Outputs that start from a value (a fill, another tensor) get it first.
+    for (OpOperand &init : g.getDpsInitsMutable()) {
+      BlockArgument arg = body.getArgument(init.getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      Value result = g.getTiedOpResult(&init);
+      int64_t n = product(shapeOf(result));
+      std::string from = region.splats.count(init.get())
+                             ? region.splats.lookup(init.get())
+                             : loadAs(elementOf(init.get()),
+                                      arrays.lookup(init.get()) + "[i]");
+      text += llvm::formatv("  for (long long i = 0; i < {0}; ++i)\n"
+                            "    {1}[i] = {2};\n",
+                            n, arrays.lookup(result),
+                            storeAs(elementOf(result), from))
+                  .str();
+    }
+    SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+    SmallVector<std::string> dims;
+    std::string indent = "  ";
+    for (auto [d, range] : llvm::enumerate(ranges)) {
+      dims.push_back("d" + std::to_string(d));
+      text +=
+          indent + llvm::formatv("for (long long d{0} = 0; d{0} < {1}; ++d{0})"
+                                 " {{  // {2}\n",
+                                 d, range,
+                                 stringifyEnum(g.getIteratorTypesArray()[d]))
+                       .str();
+      indent += "  ";
+    }
+    llvm::DenseMap<Value, std::string> names;
+    std::string stmts;
+    StatementWriter writer(stmts, counter);
+    for (OpOperand &operand : g->getOpOperands()) {
+      BlockArgument arg = body.getArgument(operand.getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      Value source =
+          g.isDpsInit(&operand) ? g.getTiedOpResult(&operand) : operand.get();
+      FailureOr<std::string> ref =
+          access(source, g.getMatchingIndexingMap(&operand), dims);
+      if (failed(ref))
+        return llvm::createStringError("%s", why.c_str());
+      names[arg] =
+          region.splats.count(source) ? *ref : loadAs(elementOf(source), *ref);
+    }
+    for (auto &[value, literal] : region.scalars)
+      names[value] = literal;
+    if (failed(writer.writeBlock(body, names, dims, nullptr, why)))
+      return llvm::createStringError("%s", why.c_str());
+    for (auto [r, yielded] :
+         llvm::enumerate(body.getTerminator()->getOperands())) {
+      OpResult result = g->getResult(r);
+      FailureOr<std::string> ref =
+          access(result, g.getIndexingMapMatchingResult(result), dims);
+      if (failed(ref))
+        return llvm::createStringError("%s", why.c_str());
+      stmts += "    " + *ref + " = " +
+               storeAs(elementOf(result), names.lookup(yielded)) + ";\n";
+    }
+    // Re-indent the statements under the loops.
+    for (StringRef line : llvm::split(StringRef(stmts).rtrim('\n'), '\n'))
+      text += indent + line.ltrim().str() + "\n";
+    for (size_t d = ranges.size(); d > 0; --d) {
+      indent.resize(indent.size() - 2);
+      text += indent + "}\n";
+    }
+  }
+  text += "}\n";
+  return text;
+}

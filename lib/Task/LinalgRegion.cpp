@@ -1,0 +1,170 @@
+//===- LinalgRegion.cpp - A region read as its linalg ops -----------------===//
+//
+// Reads a parsed region's top-level ops (tensor arguments, fills, constants,
+// linalg ops generalized, the returned tensors) for the writers that spell it
+// as C: the builtin agent and the prompts' loop-nest reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Task/LinalgRegion.h"
+#include "cuda-agent/Task/CudaExpr.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+
+LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
+                                           LinalgRegion &region,
+                                           std::string &why,
+                                           bool allowContractions) {
+  region.func = func;
+  IRRewriter rewriter(func.getContext());
+  SmallVector<linalg::LinalgOp> named;
+  func.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp, linalg::FillOp>(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    if (!allowContractions &&
+        (isa<linalg::ContractionOpInterface, linalg::ConvolutionOpInterface>(
+             op.getOperation()) ||
+         linalg::isaContractionOpInterface(op))) {
+      why = "contractions and convolutions are not in the builtin agent's "
+            "part 1 (memory-bound regions)";
+      return failure();
+    }
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::generalizeNamedOp(rewriter, op))) {
+      why = "cannot generalize '" + op->getName().getStringRef().str() + "'";
+      return failure();
+    }
+  }
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.hasStaticShape() || !getCType(type.getElementType())) {
+      why = "argument type is not a static tensor of a handled element type";
+      return failure();
+    }
+    region.inputs.push_back(arg);
+  }
+  for (Operation &op : func.getBody().front()) {
+    if (isa<tensor::EmptyOp>(op))
+      continue;
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      Attribute value = constant.getValue();
+      if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+        if (!dense.isSplat()) {
+          why = "non-splat tensor constants are not handled";
+          return failure();
+        }
+        value = dense.getSplatValue<Attribute>();
+      }
+      std::optional<std::string> literal = spellLiteral(value);
+      if (!literal) {
+        why = "a constant the builtin agent cannot spell";
+        return failure();
+      }
+      if (isa<ShapedType>(constant.getType()))
+        region.splats[constant] = *literal;
+      else
+        region.scalars[constant] = *literal;
+      continue;
+    }
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      auto it = region.scalars.find(fill.getInputs()[0]);
+      if (it == region.scalars.end()) {
+        why = "a fill whose value is not a constant";
+        return failure();
+      }
+      region.splats[fill.getResult(0)] = it->second;
+      continue;
+    }
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (!generic.hasPureTensorSemantics()) {
+        why = "a linalg.generic on buffers";
+        return failure();
+      }
+      for (Value result : generic.getResults())
+        if (!getCType(elementOf(result))) {
+          why = "a result element type the builtin agent does not handle";
+          return failure();
+        }
+      region.generics.push_back(generic);
+      continue;
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      region.outputs.assign(ret.getOperands().begin(), ret.getOperands().end());
+      continue;
+    }
+    why = "'" + op.getName().getStringRef().str() + "' is not handled";
+    return failure();
+  }
+  for (Value out : region.outputs)
+    if (!out.getDefiningOp<linalg::GenericOp>()) {
+      why = "a region output that no linalg.generic computes";
+      return failure();
+    }
+  if (region.generics.empty()) {
+    why = "no computation";
+    return failure();
+  }
+  return success();
+}
+
+int64_t cuda_agent::product(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+std::string cuda_agent::join(ArrayRef<std::string> parts, StringRef sep) {
+  return llvm::join(parts.begin(), parts.end(), sep);
+}
+
+std::string cuda_agent::linearize(ArrayRef<std::string> idx,
+                                  ArrayRef<int64_t> shape) {
+  if (idx.empty())
+    return "0";
+  std::string offset = "(long long)(" + idx[0] + ")";
+  for (size_t i = 1; i < idx.size(); ++i)
+    offset = "(" + offset + " * " + std::to_string(shape[i]) + " + (" + idx[i] +
+             "))";
+  return offset;
+}
+
+FailureOr<SmallVector<std::string>>
+cuda_agent::applyIndexingMap(AffineMap map, ArrayRef<std::string> dims,
+                             std::string &why) {
+  SmallVector<std::string> idx;
+  for (AffineExpr e : map.getResults()) {
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      idx.push_back(dims[d.getPosition()]);
+    else if (auto c = dyn_cast<AffineConstantExpr>(e))
+      idx.push_back(std::to_string(c.getValue()));
+    else {
+      why = "an indexing map that is not a projected permutation";
+      return failure();
+    }
+  }
+  return idx;
+}
+
+std::string cuda_agent::renderParameters(const LinalgRegion &region,
+                                         bool workspace) {
+  SmallVector<std::string> params;
+  for (auto [i, in] : llvm::enumerate(region.inputs))
+    params.push_back("const " + getCType(elementOf(in))->storage +
+                     " *__restrict__ in" + std::to_string(i));
+  for (auto [i, out] : llvm::enumerate(region.outputs))
+    params.push_back(getCType(elementOf(out))->storage + " *__restrict__ out" +
+                     std::to_string(i));
+  if (workspace)
+    params.push_back("unsigned char *__restrict__ workspace");
+  return join(params);
+}
