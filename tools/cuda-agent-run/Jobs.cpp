@@ -26,11 +26,25 @@ std::string utcNow() {
   throw RunnerError(kExitUsage, (dir / "jobs.json").string() + ": " + message);
 }
 
-/// A path inside the jobs directory: relative, without "..".
+/// Field `key` of `object`, or null when `object` is not an object or has
+/// no such field.
+const json &field(const json &object, const char *key) {
+  static const json null;
+  if (!object.is_object())
+    return null;
+  auto it = object.find(key);
+  return it == object.end() ? null : *it;
+}
+
+/// A path inside the jobs directory: relative, without ".." (and without a
+/// NUL, which would end the path early for the system).
 fs::path inside(const fs::path &dir, const json &value, const char *what) {
   if (!value.is_string())
     badJobs(dir, std::string(what) + " must be a string");
-  fs::path relative = value.get<std::string>();
+  const std::string &text = value.get_ref<const std::string &>();
+  if (text.find('\0') != std::string::npos)
+    badJobs(dir, std::string(what) + " holds a NUL byte");
+  fs::path relative = text;
   if (relative.empty() || relative.is_absolute())
     badJobs(dir, std::string(what) + " '" + relative.string() +
                      "' must be a relative path");
@@ -53,28 +67,39 @@ JobsFile mlir::cuda_agent::loadJobs(const fs::path &dir) {
   const json &jobs = file.jobs;
   if (!jobs.is_object())
     badJobs(dir, "not a JSON object");
-  if (jobs.value("version", 0) != kJobsVersion)
-    badJobs(dir, "version " + jobs.value("version", json(nullptr)).dump() +
-                     " (this runner reads version " +
+  // Every field is type-checked before it is read: json::value() and get()
+  // throw json::type_error on a field of another type, not RunnerError.
+  const json &version = field(jobs, "version");
+  if (!version.is_number_integer() || version != kJobsVersion)
+    badJobs(dir, "version " + version.dump() + " (this runner reads version " +
                      std::to_string(kJobsVersion) + ")");
-  if (!jobs.contains("jobs") || !jobs["jobs"].is_array())
+  if (!field(jobs, "jobs").is_array())
     badJobs(dir, "'jobs' must be an array");
   size_t index = 0;
   for (const json &job : jobs["jobs"]) {
     ++index;
-    if (!job.is_object() || !job.contains("hash") || !job["hash"].is_string())
-      badJobs(dir, "job " + std::to_string(index) + " has no hash");
-    fs::path hash = job["hash"].get<std::string>();
-    if (hash.has_parent_path() || hash == ".." || hash == ".")
-      badJobs(dir, "job " + std::to_string(index) + " has a bad hash");
+    std::string where = "job " + std::to_string(index);
+    if (!job.is_object() || !field(job, "hash").is_string())
+      badJobs(dir, where + " has no hash");
+    std::string hash = job["hash"].get<std::string>();
+    if (hash.empty() || hash.find('/') != std::string::npos ||
+        hash.find('\0') != std::string::npos || hash == ".." || hash == ".")
+      badJobs(dir, where + " has a bad hash");
+    const json &function = field(job, "function");
+    if (!function.is_null() && !function.is_string())
+      badJobs(dir, where + ": 'function' must be a string");
     JobsFile::Job entry{
-        job["hash"].get<std::string>(),
-        job.value("function", std::string("?")),
-        inside(dir, job.value("reference", json()), "reference"),
-        {}};
-    for (const json &candidate : job.value("candidates", json::array()))
+        hash, function.is_string() ? function.get<std::string>() : "?",
+        inside(dir, field(job, "reference"), "reference"), {}};
+    const json &candidates = field(job, "candidates");
+    if (!candidates.is_null() && !candidates.is_array())
+      badJobs(dir, where + ": 'candidates' must be an array");
+    for (const json &candidate : candidates) {
+      if (!candidate.is_object())
+        badJobs(dir, where + ": every candidate must be an object");
       entry.candidates.push_back(
-          inside(dir, candidate.value("bundle", json()), "bundle"));
+          inside(dir, field(candidate, "bundle"), "bundle"));
+    }
     file.list.push_back(std::move(entry));
   }
   return file;
