@@ -2,6 +2,7 @@
 
 #include "cuda-agent/Runner/RunnerClient.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -40,6 +41,19 @@ std::string join(llvm::StringRef dir, llvm::StringRef relative) {
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, relative);
   return path.str().str();
+}
+
+/// True when `relative` names something inside the jobs directory: not
+/// empty, not absolute, no ".." part, no NUL (the runner's loadJobs() checks
+/// the same). jobs.json comes back from the GPU machine.
+bool staysInside(llvm::StringRef relative) {
+  if (relative.empty() || relative.contains('\0') ||
+      llvm::sys::path::is_absolute(relative))
+    return false;
+  return llvm::none_of(
+      llvm::make_range(llvm::sys::path::begin(relative),
+                       llvm::sys::path::end(relative)),
+      [](llvm::StringRef part) { return part == ".."; });
 }
 
 std::string getString(const json::Object &object, llvm::StringRef key) {
@@ -122,6 +136,14 @@ llvm::Expected<JobSet> cuda_agent::readJobSet(llvm::StringRef dir) {
     const json::Object *object = item.getAsObject();
     if (!object || getString(*object, "hash").empty())
       return bad("every job needs a 'hash'");
+    llvm::StringRef hash = *object->getString("hash");
+    if (hash.contains('/') || hash == "." || !staysInside(hash))
+      return bad("job hash '" + hash + "' is not a file name");
+    if (std::optional<llvm::StringRef> reference =
+            object->getString("reference");
+        reference && !reference->empty() && !staysInside(*reference))
+      return bad("job " + hash + ": reference '" + *reference +
+                 "' leaves the jobs directory");
     Job job{getString(*object, "hash"),
             getString(*object, "function"),
             getString(*object, "region"),
@@ -136,6 +158,10 @@ llvm::Expected<JobSet> cuda_agent::readJobSet(llvm::StringRef dir) {
         const json::Object *candidate = entry.getAsObject();
         if (!candidate || getString(*candidate, "bundle").empty())
           return bad("job " + job.hash + ": every candidate needs a 'bundle'");
+        if (!staysInside(getString(*candidate, "bundle")))
+          return bad("job " + job.hash + ": bundle '" +
+                     getString(*candidate, "bundle") +
+                     "' leaves the jobs directory");
         job.candidates.push_back(
             {getString(*candidate, "name"), getString(*candidate, "agent"),
              getString(*candidate, "model"),
