@@ -5,6 +5,7 @@
 #include "cuda-agent/Task/CReference.h"
 #include "cuda-agent/Task/TorchReference.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -77,6 +78,87 @@ size_t findClose(llvm::StringRef text, size_t from) {
     at += 3;
   }
   return llvm::StringRef::npos;
+}
+
+/// The deepest nesting of {} and [] in `text` (strings not excluded: an
+/// over-estimate). llvm::json::parse recurses once per level, so a plan
+/// nested a hundred thousand deep would overflow the stack.
+unsigned getNesting(llvm::StringRef text) {
+  unsigned depth = 0, deepest = 0;
+  for (char c : text) {
+    if (c == '{' || c == '[')
+      deepest = std::max(deepest, ++depth);
+    else if ((c == '}' || c == ']') && depth)
+      --depth;
+  }
+  return deepest;
+}
+
+/// Deeper plans are refused before anything parses them.
+constexpr unsigned kMaxPlanNesting = 64;
+
+/// The first balanced {...} in `reply` (by opening position) that mentions
+/// "launches" and parses as JSON, or "". Linear in the reply but for the
+/// parses: braces are matched in one pass, the mention is looked up among
+/// the mentions' positions, and at most kMaxBarePlanParses candidates are
+/// parsed (a reply of nested or unclosed braces must not take quadratic
+/// time: a model's reply can be hundreds of kilobytes).
+std::string findBarePlan(llvm::StringRef reply) {
+  constexpr unsigned kMaxBarePlanParses = 64;
+  constexpr llvm::StringLiteral kMention = "\"launches\"";
+  // For each '{': its matching '}' and the nesting of {} and [] inside it
+  // (as getNesting() counts it), both found in the same pass.
+  std::vector<size_t> closeOf(reply.size(), llvm::StringRef::npos);
+  std::vector<unsigned> nestingOf(reply.size(), 0);
+  struct Open {
+    size_t at;
+    unsigned depth, deepest;
+  };
+  std::vector<Open> opens;
+  std::vector<size_t> mentions;
+  unsigned depth = 0;
+  for (size_t i = 0; i < reply.size(); ++i) {
+    char c = reply[i];
+    if (c == '{' || c == '[') {
+      ++depth;
+      if (c == '{')
+        opens.push_back({i, depth, depth});
+      else if (!opens.empty())
+        opens.back().deepest = std::max(opens.back().deepest, depth);
+    } else if (c == '}' || c == ']') {
+      depth -= depth ? 1 : 0;
+      if (c == '}' && !opens.empty()) {
+        Open open = opens.back();
+        opens.pop_back();
+        closeOf[open.at] = i;
+        nestingOf[open.at] = open.deepest - open.depth + 1;
+        if (!opens.empty())
+          opens.back().deepest = std::max(opens.back().deepest, open.deepest);
+      }
+    } else if (c == '"' && reply.substr(i).starts_with(kMention)) {
+      mentions.push_back(i);
+    }
+  }
+  unsigned parses = 0;
+  for (size_t open = 0; open < reply.size() && parses < kMaxBarePlanParses;
+       ++open) {
+    size_t close = closeOf[open];
+    if (close == llvm::StringRef::npos)
+      continue;
+    // A mention that starts after `open` and ends before `close`.
+    auto mention = llvm::lower_bound(mentions, open);
+    if (mention == mentions.end() || *mention + kMention.size() > close)
+      continue;
+    llvm::StringRef candidate = reply.slice(open, close + 1);
+    if (nestingOf[open] > kMaxPlanNesting)
+      continue;
+    ++parses;
+    if (llvm::Expected<llvm::json::Value> json = llvm::json::parse(candidate))
+      return candidate.str();
+    else
+      llvm::consumeError(json.takeError());
+  }
+  return "";
 }
 } // namespace
 
@@ -196,32 +278,13 @@ ParsedReply cuda_agent::parseReply(llvm::StringRef reply) {
       plan = body.trim().str();
     at = close + 3;
   }
-  if (plan.empty()) {
-    // A bare JSON object with "launches" in the prose.
-    for (size_t open = reply.find('{'); open != llvm::StringRef::npos;
-         open = reply.find('{', open + 1)) {
-      int depth = 0;
-      for (size_t i = open; i < reply.size(); ++i) {
-        if (reply[i] == '{')
-          ++depth;
-        else if (reply[i] == '}' && --depth == 0) {
-          llvm::StringRef candidate = reply.slice(open, i + 1);
-          if (candidate.contains("\"launches\"")) {
-            if (llvm::Expected<llvm::json::Value> json =
-                    llvm::json::parse(candidate))
-              plan = candidate.str();
-            else
-              llvm::consumeError(json.takeError());
-          }
-          break;
-        }
-      }
-      if (!plan.empty())
-        break;
-    }
-  }
+  if (plan.empty())
+    plan = findBarePlan(reply);
   if (source.empty())
     parsed.error = "the reply has no ```cuda code block";
+  else if (getNesting(plan) > kMaxPlanNesting)
+    parsed.error = "the launch plan nests deeper than " +
+                   std::to_string(kMaxPlanNesting) + " levels";
   else if (plan.empty())
     parsed.error = "the reply has no launch plan (a ```json block with "
                    "\"launches\")";

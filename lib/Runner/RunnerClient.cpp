@@ -48,6 +48,19 @@ std::string join(llvm::StringRef dir, llvm::StringRef relative) {
   return path.str().str();
 }
 
+/// True when `relative` names something inside the jobs directory: not
+/// empty, not absolute, no ".." part, no NUL (the runner's loadJobs() checks
+/// the same). jobs.json comes back from the GPU machine.
+bool staysInside(llvm::StringRef relative) {
+  if (relative.empty() || relative.contains('\0') ||
+      llvm::sys::path::is_absolute(relative))
+    return false;
+  return llvm::none_of(
+      llvm::make_range(llvm::sys::path::begin(relative),
+                       llvm::sys::path::end(relative)),
+      [](llvm::StringRef part) { return part == ".."; });
+}
+
 std::string getString(const json::Object &object, llvm::StringRef key) {
   return object.getString(key).value_or("").str();
 }
@@ -133,6 +146,14 @@ llvm::Expected<JobSet> cuda_agent::parseJobSet(llvm::StringRef text,
     const json::Object *object = item.getAsObject();
     if (!object || getString(*object, wire::kHash).empty())
       return bad("every job needs a 'hash'");
+    llvm::StringRef hash = *object->getString(wire::kHash);
+    if (hash.contains('/') || hash == "." || !staysInside(hash))
+      return bad("job hash '" + hash + "' is not a file name");
+    if (std::optional<llvm::StringRef> reference =
+            object->getString(wire::kReference);
+        reference && !reference->empty() && !staysInside(*reference))
+      return bad("job " + hash + ": reference '" + *reference +
+                 "' leaves the jobs directory");
     Job job{getString(*object, wire::kHash),
             getString(*object, wire::kFunction),
             getString(*object, wire::kRegion),
@@ -147,6 +168,10 @@ llvm::Expected<JobSet> cuda_agent::parseJobSet(llvm::StringRef text,
         const json::Object *candidate = entry.getAsObject();
         if (!candidate || getString(*candidate, wire::kBundle).empty())
           return bad("job " + job.hash + ": every candidate needs a 'bundle'");
+        if (!staysInside(getString(*candidate, wire::kBundle)))
+          return bad("job " + job.hash + ": bundle '" +
+                     getString(*candidate, wire::kBundle) +
+                     "' leaves the jobs directory");
         job.candidates.push_back(
             {getString(*candidate, wire::kName),
              getString(*candidate, wire::kAgent),

@@ -25,11 +25,25 @@ namespace {
                     (dir / kJobsFileName).string() + ": " + message);
 }
 
-/// A path inside the jobs directory: relative, without "..".
+/// Field `key` of `object`, or null when `object` is not an object or has
+/// no such field.
+const json &field(const json &object, const char *key) {
+  static const json null;
+  if (!object.is_object())
+    return null;
+  auto it = object.find(key);
+  return it == object.end() ? null : *it;
+}
+
+/// A path inside the jobs directory: relative, without ".." (and without a
+/// NUL, which would end the path early for the system).
 fs::path inside(const fs::path &dir, const json &value, const char *what) {
   if (!value.is_string())
     badJobs(dir, std::string(what) + " must be a string");
-  fs::path relative = value.get<std::string>();
+  const std::string &text = value.get_ref<const std::string &>();
+  if (text.find('\0') != std::string::npos)
+    badJobs(dir, std::string(what) + " holds a NUL byte");
+  fs::path relative = text;
   if (relative.empty() || relative.is_absolute())
     badJobs(dir, std::string(what) + " '" + relative.string() +
                      "' must be a relative path");
@@ -81,11 +95,13 @@ JobsFile mlir::cuda_agent::parseJobs(std::string_view text,
   const json jobs = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!jobs.is_object())
     badJobs(dir, "not a JSON object");
-  if (jobs.value(wire::kVersion, 0) != kJobsVersion)
-    badJobs(dir, "version " + jobs.value(wire::kVersion, json(nullptr)).dump() +
-                     " (this runner reads version " +
+  // Every field is type-checked before it is read: json::value() and get()
+  // throw json::type_error on a field of another type, not RunnerError.
+  const json &version = field(jobs, wire::kVersion);
+  if (!version.is_number_integer() || version != kJobsVersion)
+    badJobs(dir, "version " + version.dump() + " (this runner reads version " +
                      std::to_string(kJobsVersion) + ")");
-  if (!jobs.contains(wire::kJobs) || !jobs[wire::kJobs].is_array())
+  if (!field(jobs, wire::kJobs).is_array())
     badJobs(dir, "'jobs' must be an array");
   if (jobs.contains(wire::kMinSpeedup) && jobs[wire::kMinSpeedup].is_number())
     file.minSpeedup = jobs[wire::kMinSpeedup].get<double>();
@@ -106,13 +122,17 @@ JobsFile mlir::cuda_agent::parseJobs(std::string_view text,
   size_t index = 0;
   for (const json &job : jobs[wire::kJobs]) {
     ++index;
-    if (!job.is_object() || !job.contains(wire::kHash) ||
-        !job[wire::kHash].is_string())
-      badJobs(dir, "job " + std::to_string(index) + " has no hash");
-    fs::path hash = job[wire::kHash].get<std::string>();
-    if (hash.has_parent_path() || hash == ".." || hash == ".")
-      badJobs(dir, "job " + std::to_string(index) + " has a bad hash");
-    Job written{job[wire::kHash].get<std::string>(),
+    std::string where = "job " + std::to_string(index);
+    if (!job.is_object() || !field(job, wire::kHash).is_string())
+      badJobs(dir, where + " has no hash");
+    std::string hash = job[wire::kHash].get<std::string>();
+    if (hash.empty() || hash.find('/') != std::string::npos ||
+        hash.find('\0') != std::string::npos || hash == ".." || hash == ".")
+      badJobs(dir, where + " has a bad hash");
+    const json &function = field(job, wire::kFunction);
+    if (!function.is_null() && !function.is_string())
+      badJobs(dir, where + ": 'function' must be a string");
+    Job written{hash,
                 getString(job, wire::kFunction),
                 getString(job, wire::kRegion),
                 getString(job, wire::kKind),
@@ -122,14 +142,18 @@ JobsFile mlir::cuda_agent::parseJobs(std::string_view text,
                 getInteger(job, wire::kBytes, 0),
                 getString(job, wire::kRegionMlir)};
     JobsFile::CheckedJob entry{
-        written.hash,
-        job.value(wire::kFunction, std::string("?")),
-        inside(dir, job.value(wire::kReference, json()), "reference"),
+        written.hash, function.is_string() ? function.get<std::string>() : "?",
+        inside(dir, field(job, wire::kReference), "reference"),
         {},
         written.flops};
-    for (const json &candidate : job.value(wire::kCandidates, json::array())) {
+    const json &candidates = field(job, wire::kCandidates);
+    if (!candidates.is_null() && !candidates.is_array())
+      badJobs(dir, where + ": 'candidates' must be an array");
+    for (const json &candidate : candidates) {
+      if (!candidate.is_object())
+        badJobs(dir, where + ": every candidate must be an object");
       entry.candidates.push_back(
-          inside(dir, candidate.value(wire::kBundle, json()), "bundle"));
+          inside(dir, field(candidate, wire::kBundle), "bundle"));
       written.candidates.push_back(readCandidate(candidate));
     }
     file.list.push_back(std::move(entry));

@@ -13,6 +13,8 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <optional>
 
 using namespace mlir::cuda_agent;
 namespace fs = std::filesystem;
@@ -21,6 +23,22 @@ static const char kMagic[] = "\x93NUMPY";
 static constexpr size_t kMagicSize = 6;
 
 namespace {
+
+/// No numpy dtype the runner reads is wider than this.
+constexpr uint64_t kMaxItemSize = 64;
+
+/// A non-empty string of decimal digits as a number; nullopt for anything
+/// else or a value beyond uint64_t (the header comes from outside).
+std::optional<uint64_t> parseCount(const std::string &digits) {
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  uint64_t value = 0;
+  for (char digit : digits)
+    if (__builtin_mul_overflow(value, 10, &value) ||
+        __builtin_add_overflow(value, uint64_t(digit - '0'), &value))
+      return std::nullopt;
+  return value;
+}
 
 /// Scans the header dict `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`.
 class HeaderScanner {
@@ -100,9 +118,10 @@ private:
     expect('(');
     while (skipSpace(), peek() != ')') {
       std::string word = scanWord();
-      if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos)
+      std::optional<uint64_t> dim = parseCount(word);
+      if (!dim || *dim > uint64_t(std::numeric_limits<int64_t>::max()))
         fail("bad dimension '" + word + "' in shape");
-      shape.push_back(std::stoll(word));
+      shape.push_back(static_cast<int64_t>(*dim));
       skipSpace();
       if (peek() == ',')
         ++pos;
@@ -116,11 +135,12 @@ private:
   size_t pos = 0;
 };
 
-/// Bytes per element of a descr like "<f4" or "|b1".
+/// Bytes per element of a descr like "<f4" or "|b1"; 0 when it has none.
 size_t descrItemSize(const std::string &descr) {
-  if (descr.size() < 3 || !std::isdigit(static_cast<unsigned char>(descr[2])))
+  if (descr.size() < 3)
     return 0;
-  return std::stoul(descr.substr(2));
+  std::optional<uint64_t> size = parseCount(descr.substr(2));
+  return size && *size <= kMaxItemSize ? static_cast<size_t>(*size) : 0;
 }
 
 } // namespace
@@ -136,6 +156,15 @@ NpyArray mlir::cuda_agent::readNpy(std::istream &in, const std::string &name) {
   auto fail = [&](const std::string &message) -> RunnerError {
     return RunnerError(kExitUsage, name + ": " + message);
   };
+  // Nothing is allocated beyond what the stream holds: the header's lengths
+  // and the shape come from outside.
+  const std::streampos start = in.tellg();
+  in.seekg(0, std::ios::end);
+  const std::streampos end = in.tellg();
+  if (start < 0 || end < start)
+    throw fail("cannot tell the size of the data");
+  const uint64_t fileSize = static_cast<uint64_t>(end - start);
+  in.seekg(start);
   char preamble[8];
   if (!in.read(preamble, 8) || std::memcmp(preamble, kMagic, kMagicSize) != 0)
     throw fail("not a .npy file");
@@ -148,6 +177,10 @@ NpyArray mlir::cuda_agent::readNpy(std::istream &in, const std::string &name) {
     throw fail("truncated header");
   size_t headerLength = lengthBytes[0] | lengthBytes[1] << 8 |
                         lengthBytes[2] << 16 | size_t(lengthBytes[3]) << 24;
+  uint64_t dataOffset = static_cast<uint64_t>(in.tellg());
+  if (headerLength > fileSize - dataOffset)
+    throw fail("truncated header");
+  dataOffset += headerLength;
   std::string header(headerLength, '\0');
   if (!in.read(header.data(), headerLength))
     throw fail("truncated header");
@@ -158,14 +191,18 @@ NpyArray mlir::cuda_agent::readNpy(std::istream &in, const std::string &name) {
     throw fail("unsupported dtype descr '" + array.descr + "'");
   uint64_t expected = itemSize;
   for (int64_t dim : array.shape)
-    expected *= static_cast<uint64_t>(dim);
-  array.data.resize(expected);
-  if (!in.read(reinterpret_cast<char *>(array.data.data()), expected))
+    if (__builtin_mul_overflow(expected, static_cast<uint64_t>(dim), &expected))
+      throw fail("its shape has more bytes than a file can hold");
+  uint64_t available = fileSize - dataOffset;
+  if (available < expected)
     throw fail("holds fewer data bytes than shape and dtype need (" +
                std::to_string(expected) + ")");
-  if (in.peek() != std::char_traits<char>::eof())
+  if (available > expected)
     throw fail("holds more data bytes than shape and dtype need (" +
                std::to_string(expected) + ")");
+  array.data.resize(expected);
+  if (!in.read(reinterpret_cast<char *>(array.data.data()), expected))
+    throw fail("cannot read its " + std::to_string(expected) + " data bytes");
   return array;
 }
 

@@ -40,6 +40,32 @@ TEST(ParseReplyTest, MissingPiecesBecomeFeedback) {
   EXPECT_NE(parseReply("```cuda\nx\n```\n{\"grid\": [1]}").error, "");
 }
 
+// The search for a bare plan scanned to the end of the reply once per '{':
+// under reply-fuzzer 64 KB of '{' took 24 s, a 256 KB reply of nested
+// '{"launches": ' 34 s, then overflowed the stack in llvm::json::parse. It
+// is one pass now; the first balanced object that mentions "launches" and
+// parses still wins, nested or not.
+TEST(ParseReplyTest, BarePlanSearchIsNotQuadratic) {
+  std::string code = "```cuda\n__global__ void k() {}\n```\n";
+  std::string reply = code + std::string(1 << 20, '{');
+  EXPECT_NE(parseReply(reply).error, "");
+  reply = code;
+  for (int i = 0; i < 100000; ++i)
+    reply += "{\"launches\": ";
+  reply += std::string(100000, '}');
+  EXPECT_NE(parseReply(reply).error, "");
+  // Nested that deep, llvm::json::parse would overflow the stack: a plan
+  // (fenced or bare) deeper than 64 levels is refused before it is parsed.
+  EXPECT_EQ(parseReply(code + "```json\n{\"launches\": " +
+                       std::string(100000, '[') + "\n```\n")
+                .error,
+            "the launch plan nests deeper than 64 levels");
+  ParsedReply r = parseReply(code + "{see {here} and {\"launches\": [], "
+                                    "\"n\": {\"a\": 1}}} {\"launches\": 2}");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.launchPlan, "{\"launches\": [], \"n\": {\"a\": 1}}");
+}
+
 TEST(RenderPromptTest, CarriesTheTaskAndTheFeedback) {
   KernelTask task;
   task.regionHash = std::string(64, 'c');

@@ -94,6 +94,35 @@ TEST_F(RunnerClientTest, BadJobFilesAreRefusedWithTheirPath) {
       << message;
 }
 
+// jobs.json comes back from the GPU machine: a job may not point the
+// compiler at files outside the jobs directory (job-set-fuzzer's invariant).
+TEST_F(RunnerClientTest, JobPathsStayInsideTheDirectory) {
+  auto refusal = [&](llvm::StringRef job) {
+    write("jobs.json", (R"({"version": 1, "chip": "sm_90", "cuda": "13.0",
+                           "contract": 1, "jobs": [)" + job + "]}").str());
+    llvm::Expected<JobSet> read = readJobSet(dir);
+    return read ? std::string() : llvm::toString(read.takeError());
+  };
+  EXPECT_NE(refusal(R"({"hash": "..", "candidates": []})")
+                .find("job hash '..' is not a file name"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"hash": "../../x", "candidates": []})")
+                .find("is not a file name"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"hash": "x", "reference": "x/../../ref"})")
+                .find("reference 'x/../../ref' leaves the jobs directory"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"hash": "x", "candidates": [{"bundle": "/etc"}]})")
+                .find("bundle '/etc' leaves the jobs directory"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"hash": "x", "candidates": [{"bundle": "a/../.."}]})")
+                .find("leaves the jobs directory"),
+            std::string::npos);
+  EXPECT_EQ(refusal(R"({"hash": "x", "reference": "x/reference",
+                        "candidates": [{"bundle": "x/candidates/a"}]})"),
+            "");
+}
+
 TEST_F(RunnerClientTest, MissingResultMeansNotRun) {
   JobSet jobs = makeJobs();
   llvm::Expected<std::vector<JobResult>> results = readJobResults(dir, jobs);
