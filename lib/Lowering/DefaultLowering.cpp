@@ -77,12 +77,7 @@ static bool hasIdentityLayout(Type type) {
   return memref && memref.getLayout().isIdentity();
 }
 
-/// Rewrites every host `memref.copy` with a strided operand (a subview: a
-/// slice, a concatenation's or an insert_slice's destination, a pad's
-/// interior) into an `scf.parallel` copy loop, which becomes a copy kernel
-/// like any other loop. Copies between whole buffers stay: they become
-/// `gpu.memcpy`.
-static void lowerStridedCopies(func::FuncOp func) {
+void cuda_agent::lowerStridedCopies(func::FuncOp func) {
   SmallVector<memref::CopyOp> copies;
   func.walk([&](memref::CopyOp copy) {
     if (copy->getParentOfType<gpu::LaunchOp>() ||
@@ -125,7 +120,6 @@ static void lowerStridedCopies(func::FuncOp func) {
 LogicalResult cuda_agent::prepareParallelLoopsForGpu(func::FuncOp func) {
   if (func.isExternal())
     return success();
-  lowerStridedCopies(func);
   IRRewriter rewriter(func.getContext());
   for (scf::ParallelOp loop : collectTopLevelHostLoops(func)) {
     if (loop.getNumReductions() != 0)
@@ -327,8 +321,14 @@ LogicalResult cuda_agent::moveHostBuffersToDevice(func::FuncOp func) {
                            "pad's interior) can only be read by kernels; "
                            "here the host uses it";
     else if (op.getNumRegions())
-      diag.attachNote() << "host control flow is not supported: every loop "
-                           "must become a kernel";
+      diag.attachNote() << "host control flow (scf.for, scf.if, scf.while) is "
+                           "not supported: only linalg ops become kernels";
+    else if (isa<memref::DimOp>(op))
+      diag.attachNote() << "dynamic shapes are not supported: the default "
+                           "lowering needs static shapes";
+    else if (isa<memref::LoadOp, memref::StoreOp>(op))
+      diag.attachNote() << "the host would read or write device memory (a "
+                           "scalar tensor.extract or tensor.insert)";
     return diag;
   }
   for (auto launch : body.getOps<gpu::LaunchOp>())

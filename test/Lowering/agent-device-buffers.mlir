@@ -60,7 +60,7 @@ func.func @unmapped(%a: memref<16xf32>) {
   %z = arith.constant 0.0 : f32
   %t = memref.alloc() : memref<16xf32>
   // expected-error @+2 {{cannot run on the GPU: 'scf.for' was left on the host by the default lowering in @unmapped}}
-  // expected-note @+1 {{host control flow is not supported: every loop must become a kernel}}
+  // expected-note @+1 {{host control flow (scf.for, scf.if, scf.while) is not supported: only linalg ops become kernels}}
   scf.for %i = %c0 to %c16 step %c1 {
     memref.store %z, %a[%i] : memref<16xf32>
   }
@@ -73,7 +73,8 @@ func.func @unmapped(%a: memref<16xf32>) {
 
 func.func @host_load(%a: memref<16xf32>) -> f32 {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{cannot run on the GPU: 'memref.load' was left on the host by the default lowering in @host_load}}
+  // expected-error @+2 {{cannot run on the GPU: 'memref.load' was left on the host by the default lowering in @host_load}}
+  // expected-note @+1 {{the host would read or write device memory (a scalar tensor.extract or tensor.insert)}}
   %v = memref.load %a[%c0] : memref<16xf32>
   return %v : f32
 }

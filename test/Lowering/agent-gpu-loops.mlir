@@ -94,25 +94,3 @@ func.func @reduction(%a: memref<512xf32>) -> f32 {
 // External declarations are left alone.
 func.func private @external(memref<512xf32>)
 // CHECK: func.func private @external(memref<512xf32>)
-
-// -----
-
-// A host copy into a strided view (a concatenation's or a pad's destination)
-// becomes a copy loop, tiled like any other loop, so that it runs as a
-// kernel; a copy between whole buffers stays a copy (it becomes gpu.memcpy).
-func.func @strided_copy(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %out: memref<4x16xf32>) {
-  %v = memref.subview %out[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
-  memref.copy %a, %v : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
-  memref.copy %a, %b : memref<4x8xf32> to memref<4x8xf32>
-  return
-}
-// CHECK-LABEL: func.func @strided_copy(
-//  CHECK-SAME:     %[[A:.+]]: memref<4x8xf32>, %[[B:.+]]: memref<4x8xf32>, %[[OUT:.+]]: memref<4x16xf32>)
-//       CHECK:   %[[V:.+]] = memref.subview %[[OUT]][0, 8] [4, 8] [1, 1]
-//   CHECK-NOT:   memref.copy %[[A]], %[[V]]
-//       CHECK:   scf.parallel
-//       CHECK:     scf.parallel
-//       CHECK:       scf.if
-//  CHECK-NEXT:         %[[X:.+]] = memref.load %[[A]]
-//  CHECK-NEXT:         memref.store %[[X]], %[[V]]
-//       CHECK:   memref.copy %[[A]], %[[B]]

@@ -486,4 +486,35 @@ def AgentSplicePass : Pass<"agent-splice", "::mlir::ModuleOp"> {
   ];
 }
 
+def AgentStridedCopiesPass
+    : Pass<"agent-strided-copies", "::mlir::func::FuncOp"> {
+  let summary = "Lower copies into and out of strided views to parallel loops";
+  let description = [{
+    Runs after bufferization. A `memref.copy` with a strided operand (a
+    `memref.subview`: what `tensor.extract_slice`, `insert_slice`,
+    `tensor.concat` and a `tensor.pad`'s interior bufferize to) becomes an
+    `scf.parallel` loop of loads and stores, which the default lowering runs
+    as a copy kernel and the CPU reference as serial loops. Copies between
+    whole buffers stay (they become `gpu.memcpy`). Copies inside loops or
+    kernels and rank-0 copies are left alone.
+
+    Before:
+    ```mlir
+    %v = memref.subview %out[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+    memref.copy %a, %v : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+    ```
+    After:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+      %x = memref.load %a[%i, %j] : memref<4x8xf32>
+      memref.store %x, %v[%i, %j] : memref<4x8xf32, strided<[16, 1], offset: 8>>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // CUDA_AGENT_TRANSFORMS_PASSES
