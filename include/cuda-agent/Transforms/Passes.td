@@ -51,12 +51,20 @@ def AgentDeviceBuffersPass
     `gpu.memcpy`, and every allocation that is neither freed nor returned is
     freed before the return.
 
+    Reshapes of whole buffers (`memref.expand_shape`/`collapse_shape` of an
+    argument or an allocation) stay on the host: pointer metadata, the same
+    device pointer under another shape. Other views (subviews, reshapes of
+    them) move into the kernels that read them. A result that is a reshape
+    of a temporary is written in place: the temporary becomes the inverse
+    reshape of the out-parameter and the copy goes away.
+
     The host must then be straight-line: one block of `arith.constant`,
-    allocations, copies, `gpu.launch`/`gpu.launch_func`, `func.call` and
-    `func.return`. Any other op (a loop the GPU mapping left on the host, a
-    `memref.load`, ...) is an error that names it, for example
-    `cannot run on the GPU: 'scf.for' was left on the host by the default
-    lowering`. External functions are left alone.
+    allocations, reshapes, copies, `gpu.launch`/`gpu.launch_func`,
+    `func.call` and `func.return`. Any other op (a loop the GPU mapping left
+    on the host, a `memref.load`, a `memref.dim` of a dynamic shape, ...) is
+    an error that names it and the function, with a note saying why, for
+    example `cannot run on the GPU: 'scf.for' was left on the host by the
+    default lowering in @f`. External functions are left alone.
 
     Before:
     ```mlir
