@@ -323,6 +323,10 @@ LogicalResult cuda_agent::moveHostBuffersToDevice(func::FuncOp func) {
     else if (op.getNumRegions())
       diag.attachNote() << "host control flow (scf.for, scf.if, scf.while) is "
                            "not supported: only linalg ops become kernels";
+    else if (isa<memref::GetGlobalOp>(op))
+      diag.attachNote() << "a constant tensor (a weight) is host data: "
+                           "uploading constants to the device is not "
+                           "supported yet; pass it as an argument";
     else if (isa<memref::DimOp>(op))
       diag.attachNote() << "dynamic shapes are not supported: the default "
                            "lowering needs static shapes";

@@ -65,3 +65,17 @@ func.func @extract_scalar(%x: tensor<16xf32>) -> f32 {
   return %v : f32
 }
 // BUNDLE: error: cannot run on the GPU: 'memref.load' was left on the host by the default lowering in @extract_scalar
+
+// -----
+
+// A constant tensor bufferizes to a host global; constants are not uploaded
+// to the device yet.
+func.func @constant_weight(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{cannot run on the GPU: 'memref.get_global' was left on the host by the default lowering in @constant_weight}}
+  // expected-note @+1 {{a constant tensor (a weight) is host data: uploading constants to the device is not supported yet; pass it as an argument}}
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.add ins(%x, %c : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+// BUNDLE: error: cannot run on the GPU: 'memref.get_global' was left on the host by the default lowering in @constant_weight
