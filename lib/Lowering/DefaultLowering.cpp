@@ -13,6 +13,7 @@
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -21,6 +22,7 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include <numeric>
 #include <optional>
@@ -69,6 +71,52 @@ LogicalResult cuda_agent::moveParallelLoopsOutward(func::FuncOp func) {
   return success();
 }
 
+/// Returns true when `type` is a memref with an identity layout.
+static bool hasIdentityLayout(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return memref && memref.getLayout().isIdentity();
+}
+
+void cuda_agent::lowerStridedCopies(func::FuncOp func) {
+  SmallVector<memref::CopyOp> copies;
+  func.walk([&](memref::CopyOp copy) {
+    if (copy->getParentOfType<gpu::LaunchOp>() ||
+        copy->getParentOfType<scf::ParallelOp>())
+      return;
+    if (hasIdentityLayout(copy.getSource().getType()) &&
+        hasIdentityLayout(copy.getTarget().getType()))
+      return;
+    if (cast<MemRefType>(copy.getSource().getType()).getRank() == 0)
+      return;
+    copies.push_back(copy);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (memref::CopyOp copy : copies) {
+    rewriter.setInsertionPoint(copy);
+    Location loc = copy.getLoc();
+    auto type = cast<MemRefType>(copy.getSource().getType());
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    SmallVector<Value> lowerBounds(type.getRank(), zero),
+        steps(type.getRank(), one), upperBounds;
+    for (int64_t dim = 0; dim < type.getRank(); ++dim)
+      upperBounds.push_back(
+          type.isDynamicDim(dim)
+              ? Value(memref::DimOp::create(rewriter, loc, copy.getSource(),
+                                            dim))
+              : Value(arith::ConstantIndexOp::create(rewriter, loc,
+                                                     type.getDimSize(dim))));
+    Value source = copy.getSource(), target = copy.getTarget();
+    scf::ParallelOp::create(
+        rewriter, loc, lowerBounds, upperBounds, steps,
+        [&](OpBuilder &builder, Location loc, ValueRange indices) {
+          Value element = memref::LoadOp::create(builder, loc, source, indices);
+          memref::StoreOp::create(builder, loc, element, target, indices);
+        });
+    rewriter.eraseOp(copy);
+  }
+}
+
 LogicalResult cuda_agent::prepareParallelLoopsForGpu(func::FuncOp func) {
   if (func.isExternal())
     return success();
@@ -109,15 +157,144 @@ LogicalResult cuda_agent::prepareParallelLoopsForGpu(func::FuncOp func) {
 // Host buffers
 //===----------------------------------------------------------------------===//
 
+/// Returns true when `value` is a whole buffer under some shape: a function
+/// argument, an allocation, or an expand_shape / collapse_shape of one with
+/// an identity layout. Such a value is the buffer's own device pointer with
+/// other sizes: a view that costs nothing and may stay on the host.
+static bool isWholeBuffer(Value value) {
+  while (hasIdentityLayout(value.getType())) {
+    Operation *def = value.getDefiningOp();
+    if (!def || isa<memref::AllocOp, gpu::AllocOp>(def))
+      return true;
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+      value = expand.getSrc();
+    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      value = collapse.getSrc();
+    else
+      return false;
+  }
+  return false;
+}
+
+/// Returns true for the host ops that only compute a view's metadata.
+static bool isViewOp(Operation *op) {
+  return isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+             memref::ReinterpretCastOp, memref::CastOp>(op);
+}
+
 /// Returns true for the ops a straight-line host function may hold once its
-/// loops run on the GPU. Views are not in the list: with bufferized linalg
-/// they do not occur on the host, and a view of device memory read on the host
-/// would be a bug anyway.
+/// loops run on the GPU: besides buffers, copies, launches and calls, the
+/// reshapes of whole buffers (pointer metadata, never a host read).
 static bool isStraightLineHostOp(Operation *op) {
+  if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op))
+    return isWholeBuffer(op->getResult(0));
   return isa<arith::ConstantOp, memref::AllocOp, memref::DeallocOp,
              memref::CopyOp, gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
              gpu::MemsetOp, gpu::LaunchOp, gpu::LaunchFuncOp, func::CallOp,
              func::ReturnOp>(op);
+}
+
+/// Returns true when every use of the view `op` is in a kernel, directly or
+/// through other views.
+static bool isOnlyReadByKernels(Operation *op) {
+  return llvm::all_of(op->getUsers(), [](Operation *user) {
+    return user->getParentOfType<gpu::LaunchOp>() ||
+           (isViewOp(user) && isOnlyReadByKernels(user));
+  });
+}
+
+/// Moves into `launch` the host views it reads that are not whole buffers
+/// (subviews of slices, pads and concatenations, reshapes of those): the
+/// kernel then takes the whole buffer and computes the view itself, so that
+/// every kernel operand is a buffer's own pointer.
+static void sinkViewsIntoLaunch(gpu::LaunchOp launch) {
+  Block &entry = launch.getBody().front();
+  while (true) {
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(launch.getBody(), captured);
+    Operation *view = nullptr;
+    for (Value value : captured) {
+      Operation *def = value.getDefiningOp();
+      if (def && (isViewOp(def) || isa<arith::ConstantOp>(def)) &&
+          !(isViewOp(def) && isWholeBuffer(value))) {
+        view = def;
+        break;
+      }
+    }
+    if (!view)
+      return;
+    OpBuilder builder = OpBuilder::atBlockBegin(&entry);
+    Operation *clone = builder.clone(*view);
+    for (auto [from, to] :
+         llvm::zip_equal(view->getResults(), clone->getResults()))
+      replaceAllUsesInRegionWith(from, to, launch.getBody());
+  }
+}
+
+/// Writes the result of `func` straight into its out-parameter where the
+/// result is a reshape of a temporary: `copy(reshape(alloc), out)` becomes
+/// `alloc := inverse reshape(out)` and the copy goes away (also without a
+/// reshape, for a temporary that a call filled). Only when `out` has no other
+/// use and neither the temporary nor its reshapes are used after the copy.
+static void writeResultsInPlace(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  SmallVector<memref::CopyOp> copies(body.getOps<memref::CopyOp>());
+  for (memref::CopyOp copy : copies) {
+    auto out = dyn_cast<BlockArgument>(copy.getTarget());
+    if (!out || out.getOwner() != &body || !out.hasOneUse() ||
+        !hasIdentityLayout(out.getType()))
+      continue;
+    // Walk the reshapes back to the temporary.
+    SmallVector<Operation *> reshapes;
+    Value value = copy.getSource();
+    while (Operation *def = value.getDefiningOp()) {
+      if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+        break;
+      reshapes.push_back(def);
+      value = def->getOperand(0);
+    }
+    auto alloc = value.getDefiningOp<memref::AllocOp>();
+    if (!alloc || !alloc.getType().hasStaticShape() ||
+        !hasIdentityLayout(alloc.getType()) || alloc->getBlock() != &body)
+      continue;
+    // Nothing may touch the temporary, or a reshape of it, after the copy.
+    SmallVector<Value> views{alloc.getResult()};
+    for (Operation *reshape : reshapes)
+      views.push_back(reshape->getResult(0));
+    bool usedAfter = llvm::any_of(views, [&](Value view) {
+      return llvm::any_of(view.getUsers(), [&](Operation *user) {
+        Operation *inBody = body.findAncestorOpInBlock(*user);
+        return user != copy && inBody && copy->isBeforeInBlock(inBody);
+      });
+    });
+    bool reshapesAfterAlloc = llvm::all_of(reshapes, [&](Operation *reshape) {
+      return reshape->getBlock() == &body;
+    });
+    if (usedAfter || !reshapesAfterAlloc)
+      continue;
+    // `out` reshaped back: the inverse of the copy's source reshape first.
+    OpBuilder builder(alloc);
+    Value inPlace = out;
+    for (Operation *reshape : reshapes) {
+      if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
+        inPlace = memref::CollapseShapeOp::create(
+            builder, reshape->getLoc(), expand.getSrcType(), inPlace,
+            expand.getReassociationIndices());
+      else {
+        auto collapse = cast<memref::CollapseShapeOp>(reshape);
+        inPlace = memref::ExpandShapeOp::create(
+            builder, reshape->getLoc(), collapse.getSrcType().getShape(),
+            inPlace, collapse.getReassociationIndices());
+      }
+    }
+    copy.erase();
+    alloc.getResult().replaceAllUsesWith(inPlace);
+    alloc.erase();
+    // A dealloc of the temporary now frees the caller's buffer: drop it.
+    for (Operation *user : llvm::make_early_inc_range(inPlace.getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+  }
 }
 
 LogicalResult cuda_agent::moveHostBuffersToDevice(func::FuncOp func) {
@@ -129,11 +306,41 @@ LogicalResult cuda_agent::moveHostBuffersToDevice(func::FuncOp func) {
            << " has control flow on the host after the default lowering";
   Block &body = func.getBody().front();
   // Check everything before rewriting anything, so that a failure leaves the
-  // function as it was.
-  for (Operation &op : body)
-    if (!isStraightLineHostOp(&op))
-      return op.emitError() << "cannot run on the GPU: '" << op.getName()
-                            << "' was left on the host by the default lowering";
+  // function as it was. Views that only launches read go into the launches.
+  for (Operation &op : body) {
+    if (isStraightLineHostOp(&op))
+      continue;
+    if (isViewOp(&op) && isOnlyReadByKernels(&op))
+      continue;
+    InFlightDiagnostic diag =
+        op.emitError() << "cannot run on the GPU: '" << op.getName()
+                       << "' was left on the host by the default lowering in @"
+                       << func.getSymName();
+    if (isa<memref::SubViewOp>(op))
+      diag.attachNote() << "a view that is not a whole buffer (a slice or a "
+                           "pad's interior) can only be read by kernels; "
+                           "here the host uses it";
+    else if (op.getNumRegions())
+      diag.attachNote() << "host control flow (scf.for, scf.if, scf.while) is "
+                           "not supported: only linalg ops become kernels";
+    else if (isa<memref::GetGlobalOp>(op))
+      diag.attachNote() << "a constant tensor (a weight) is host data: "
+                           "uploading constants to the device is not "
+                           "supported yet; pass it as an argument";
+    else if (isa<memref::DimOp>(op))
+      diag.attachNote() << "dynamic shapes are not supported: the default "
+                           "lowering needs static shapes";
+    else if (isa<memref::LoadOp, memref::StoreOp>(op))
+      diag.attachNote() << "the host would read or write device memory (a "
+                           "scalar tensor.extract or tensor.insert)";
+    return diag;
+  }
+  for (auto launch : body.getOps<gpu::LaunchOp>())
+    sinkViewsIntoLaunch(launch);
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (isViewOp(&op) && op.use_empty())
+      op.erase();
+  writeResultsInPlace(func);
 
   IRRewriter rewriter(func.getContext());
   SmallVector<Value> allocations;

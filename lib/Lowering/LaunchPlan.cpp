@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -157,6 +158,7 @@ llvm::Expected<LaunchPlan> cuda_agent::parseLaunchPlan(
         entry.name = buffer->getString("name").value_or("").str();
         entry.dtype = buffer->getString("dtype").value_or("").str();
         entry.role = buffer->getString("role").value_or("").str();
+        entry.viewOf = buffer->getString(kViewOfKey).value_or("").str();
         if (const llvm::json::Array *shape = buffer->getArray("shape"))
           for (const llvm::json::Value &dim : *shape)
             entry.shape.push_back(dim.getAsInteger().value_or(-1));
@@ -166,6 +168,11 @@ llvm::Expected<LaunchPlan> cuda_agent::parseLaunchPlan(
         return llvm::createStringError("%s: buffer %zu needs a name, "
                                        "an integer shape, a dtype and a role",
                                        name, plan.buffers.size());
+      if ((entry.role == kViewRole) != entry.isView())
+        return llvm::createStringError("%s: buffer %zu: a view has role '%s' "
+                                       "and names its buffer in '%s'",
+                                       name, plan.buffers.size(),
+                                       kViewRole.data(), kViewOfKey.data());
       plan.buffers.push_back(std::move(entry));
     }
   }
@@ -242,13 +249,17 @@ llvm::Expected<LaunchPlan> cuda_agent::readBundle(StringRef dir) {
 
 llvm::json::Value cuda_agent::toJSON(const LaunchPlan &plan) {
   llvm::json::Array buffers;
-  for (const PlanBuffer &buffer : plan.buffers)
-    buffers.push_back(llvm::json::Object{
+  for (const PlanBuffer &buffer : plan.buffers) {
+    llvm::json::Object entry{
         {"name", buffer.name},
         {"shape", llvm::json::Array(buffer.shape)},
         {"dtype", buffer.dtype},
         {"role", buffer.role},
-    });
+    };
+    if (buffer.isView())
+      entry[kViewOfKey] = buffer.viewOf;
+    buffers.push_back(std::move(entry));
+  }
   llvm::json::Array launches;
   for (const PlanLaunch &launch : plan.launches) {
     if (launch.isCopy()) {
@@ -301,7 +312,9 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
     names[arg] = name;
   }
 
-  unsigned temps = 0;
+  unsigned temps = 0, views = 0;
+  // The buffer each name stands for: itself, or the buffer a view views.
+  llvm::StringMap<std::string> viewed;
   // Appends the steps of `block`, whose values `names` maps to buffers;
   // calls to functions of the module append the callee's steps.
   std::function<LogicalResult(Block &, DenseMap<Value, std::string> &)>
@@ -315,6 +328,22 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
         if (failed(addBuffer(plan, alloc.getMemref(), name, "temp", alloc)))
           return failure();
         names[alloc.getMemref()] = name;
+        continue;
+      }
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op)) {
+        // A reshape: the same buffer under another shape.
+        auto source = names.find(op.getOperand(0));
+        if (source == names.end())
+          return op.emitError("cannot express this reshape in a launch plan: "
+                              "it reshapes a value that is not a buffer");
+        std::string name = "view" + std::to_string(views++);
+        if (failed(addBuffer(plan, op.getResult(0), name, kViewRole, &op)))
+          return failure();
+        auto base = viewed.find(source->second);
+        plan.buffers.back().viewOf =
+            base == viewed.end() ? source->second : base->second;
+        viewed[name] = plan.buffers.back().viewOf;
+        names[op.getResult(0)] = name;
         continue;
       }
       if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
@@ -352,8 +381,8 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
       if (!launch)
         return op.emitError() << "cannot express '" << op.getName()
                               << "' in a launch plan: the host code must be "
-                                 "straight-line allocations, copies, "
-                                 "launches and calls";
+                                 "straight-line allocations, reshapes, "
+                                 "copies, launches and calls";
       PlanLaunch entry;
       entry.kernel = launch.getKernelName().str();
       FailureOr<std::string> object =

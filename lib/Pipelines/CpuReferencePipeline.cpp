@@ -6,6 +6,7 @@
 
 #include "cuda-agent/Pipelines/CpuReferencePipeline.h"
 #include "cuda-agent/Pipelines/DefaultLoweringPipeline.h"
+#include "cuda-agent/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -20,6 +21,8 @@ void cuda_agent::buildCpuReferencePipeline(OpPassManager &pm) {
   addBufferizeToOutParams(pm);
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Strided copies would call the memrefCopy runtime function: loops instead.
+  pm.addNestedPass<func::FuncOp>(createAgentStridedCopiesPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

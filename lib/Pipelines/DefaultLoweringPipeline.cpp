@@ -63,6 +63,9 @@ static void addLinalgToGpuLaunch(OpPassManager &pm) {
   // No canonicalization between tiling and conversion: it would merge the
   // tile loops back into one loop.
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  // Slices, concatenations and pads copy into or out of subviews: copy
+  // kernels, not host copies.
+  funcPm.addPass(createAgentStridedCopiesPass());
   funcPm.addPass(createConvertLinalgToParallelLoopsPass());
   funcPm.addPass(createAgentGpuLoopsPass());
   // The last (contiguous) loop dimension goes to threadIdx.x.

@@ -54,6 +54,16 @@ LogicalResult checkSignature(func::FuncOp func, const LaunchPlan &plan) {
     names.insert(buffer.name);
   if (plan.workspaceBytes > 0)
     names.insert("workspace");
+  for (const PlanBuffer &buffer : plan.buffers)
+    if (buffer.isView() &&
+        (!names.contains(buffer.viewOf) ||
+         llvm::any_of(plan.buffers, [&](const PlanBuffer &base) {
+           return base.name == buffer.viewOf && base.isView();
+         })))
+      return func.emitError() << "cannot splice a kernel into this function: "
+                                 "view '"
+                              << buffer.name << "' names '" << buffer.viewOf
+                              << "', which is not a buffer of the plan";
   for (auto [i, launch] : llvm::enumerate(plan.launches)) {
     SmallVector<StringRef> used(launch.args.begin(), launch.args.end());
     if (launch.isCopy())
@@ -140,6 +150,10 @@ LogicalResult cuda_agent::spliceKernel(func::FuncOp func,
     if (buffer.role == "temp")
       allocate(buffer.name,
                MemRefType::get(buffer.shape, parseDtypeName(ctx, buffer.dtype)));
+  // A view is its buffer's pointer (kernels take bare pointers).
+  for (const PlanBuffer &buffer : plan.buffers)
+    if (buffer.isView())
+      buffers[buffer.name] = buffers.lookup(buffer.viewOf);
   if (plan.workspaceBytes > 0)
     allocate("workspace",
              MemRefType::get({plan.workspaceBytes}, builder.getI8Type()));

@@ -14,6 +14,7 @@ namespace mlir::cuda_agent {
 #define GEN_PASS_DEF_AGENTDEVICEBUFFERSPASS
 #define GEN_PASS_DEF_AGENTGPULOOPSPASS
 #define GEN_PASS_DEF_AGENTPARALLELLOOPSOUTWARDPASS
+#define GEN_PASS_DEF_AGENTSTRIDEDCOPIESPASS
 #include "cuda-agent/Transforms/Passes.h.inc"
 } // namespace mlir::cuda_agent
 
@@ -48,6 +49,14 @@ struct AgentGpuLoopsPass
     : RewritePass<AgentGpuLoopsPass, cuda_agent::impl::AgentGpuLoopsPassBase> {
   static LogicalResult rewrite(func::FuncOp f) {
     return prepareParallelLoopsForGpu(f);
+  }
+};
+struct AgentStridedCopiesPass
+    : RewritePass<AgentStridedCopiesPass,
+                  cuda_agent::impl::AgentStridedCopiesPassBase> {
+  static LogicalResult rewrite(func::FuncOp f) {
+    lowerStridedCopies(f);
+    return success();
   }
 };
 struct AgentParallelLoopsOutwardPass

@@ -30,7 +30,7 @@ def run(bundle: Path, plan: dict, inputs: dict) -> dict:
     args, outputs = [], {}
     for buffer in plan["buffers"]:
         name, role = buffer["name"], buffer["role"]
-        if role == "temp":
+        if role in ("temp", "view"):  # a view is another buffer's pointer
             continue
         dtype = np.dtype(NUMPY_DTYPES[buffer["dtype"]])
         if role == "input":

@@ -172,6 +172,26 @@ size_t lookupBuffer(const FieldReader &reader, const char *key,
   return it->second;
 }
 
+/// Reads a view (role "view"): another name and shape for an earlier
+/// buffer, "view_of", with the same dtype and element count. Launches that
+/// name the view get that buffer's pointer; returns its index.
+size_t parseView(const json &object, size_t index,
+                 const std::map<std::string, size_t> &bufferIndex,
+                 const std::vector<BufferSpec> &buffers, std::string &name) {
+  FieldReader reader(object, "buffer " + std::to_string(index));
+  name = reader.getString("name");
+  reader.rename("buffer " + std::to_string(index) + " (view " + name + ")");
+  size_t base = lookupBuffer(reader, "view_of", bufferIndex);
+  BufferSpec shape{name, reader.getInts("shape"), buffers[base].dtype,
+                   Role::Temp};
+  std::optional<DType> dtype = parseDType(reader.getString("dtype"));
+  if (!dtype || *dtype != buffers[base].dtype ||
+      shape.numElements() != buffers[base].numElements())
+    reader.fail("a view must have the dtype and element count of '" +
+                buffers[base].name + "'");
+  return base;
+}
+
 LaunchSpec parseCopy(const json &object, size_t index,
                      const std::map<std::string, size_t> &bufferIndex,
                      const std::vector<BufferSpec> &buffers) {
@@ -272,8 +292,18 @@ Plan mlir::cuda_agent::parsePlan(std::istream &in, const fs::path &bundle) {
   std::map<std::string, size_t> bufferIndex;
   const json &buffers = top.getArray("buffers");
   for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].is_object() && buffers[i].contains("role") &&
+        buffers[i]["role"] == "view") {
+      std::string name;
+      size_t base = parseView(buffers[i], i, bufferIndex, plan.buffers, name);
+      if (!bufferIndex.emplace(name, base).second)
+        throw RunnerError(kExitUsage, "plan.json: buffer " + std::to_string(i) +
+                                          ": duplicate buffer name '" + name +
+                                          "'");
+      continue;
+    }
     BufferSpec buffer = parseBuffer(buffers[i], i);
-    if (!bufferIndex.emplace(buffer.name, i).second)
+    if (!bufferIndex.emplace(buffer.name, plan.buffers.size()).second)
       throw RunnerError(kExitUsage, "plan.json: buffer " + std::to_string(i) +
                                         ": duplicate buffer name '" +
                                         buffer.name + "'");

@@ -47,6 +47,13 @@ LogicalResult moveParallelLoopsOutward(func::FuncOp func);
 
 LogicalResult prepareParallelLoopsForGpu(func::FuncOp func);
 
+/// Rewrites every `memref.copy` of `func` (outside loops and kernels) with a
+/// strided operand (a subview: a slice, a concatenation's or an
+/// insert_slice's destination, a pad's interior) into an `scf.parallel` copy
+/// loop, which the default lowering runs as a copy kernel like any other
+/// loop. Copies between whole buffers stay: they become `gpu.memcpy`.
+void lowerStridedCopies(func::FuncOp func);
+
 /// Makes the host side of `func` (run after `convert-parallel-loops-to-gpu`)
 /// work on device memory: `memref.alloc` becomes `gpu.alloc`,
 /// `memref.dealloc` becomes `gpu.dealloc`, `memref.copy` becomes

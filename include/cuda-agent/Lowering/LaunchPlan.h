@@ -23,12 +23,21 @@ namespace mlir::cuda_agent {
 /// Version of the plan.json format written here and read by cuda-agent-run.
 constexpr int64_t kLaunchPlanVersion = 1;
 
+/// A buffer of a plan, or a view: another name and shape for a whole buffer
+/// (a reshape: the same device pointer, the same number of elements), with
+/// role kViewRole and `viewOf` naming the buffer it views (never a view).
 struct PlanBuffer {
   std::string name;
   SmallVector<int64_t> shape;
   std::string dtype; // f32, f16, bf16, i32, ...
-  std::string role;  // input, output or temp
+  std::string role;  // input, output, temp or view
+  std::string viewOf; // For views: the name of the buffer viewed.
+  bool isView() const { return !viewOf.empty(); }
 };
+
+/// The role of a view in plan.json; its base buffer is under kViewOfKey.
+constexpr llvm::StringLiteral kViewRole = "view";
+constexpr llvm::StringLiteral kViewOfKey = "view_of";
 
 /// One step of a plan: a kernel launch, or a device-to-device copy between
 /// two buffers of the same size when `copyFrom` is set (`kernel`, `object`,

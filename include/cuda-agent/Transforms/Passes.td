@@ -53,12 +53,20 @@ def AgentDeviceBuffersPass
     `gpu.memcpy`, and every allocation that is neither freed nor returned is
     freed before the return.
 
+    Reshapes of whole buffers (`memref.expand_shape`/`collapse_shape` of an
+    argument or an allocation) stay on the host: pointer metadata, the same
+    device pointer under another shape. Other views (subviews, reshapes of
+    them) move into the kernels that read them. A result that is a reshape
+    of a temporary is written in place: the temporary becomes the inverse
+    reshape of the out-parameter and the copy goes away.
+
     The host must then be straight-line: one block of `arith.constant`,
-    allocations, copies, `gpu.launch`/`gpu.launch_func`, `func.call` and
-    `func.return`. Any other op (a loop the GPU mapping left on the host, a
-    `memref.load`, ...) is an error that names it, for example
-    `cannot run on the GPU: 'scf.for' was left on the host by the default
-    lowering`. External functions are left alone.
+    allocations, reshapes, copies, `gpu.launch`/`gpu.launch_func`,
+    `func.call` and `func.return`. Any other op (a loop the GPU mapping left
+    on the host, a `memref.load`, a `memref.dim` of a dynamic shape, ...) is
+    an error that names it and the function, with a note saying why, for
+    example `cannot run on the GPU: 'scf.for' was left on the host by the
+    default lowering in @f`. External functions are left alone.
 
     Before:
     ```mlir
@@ -405,6 +413,37 @@ def AgentSplicePass : Pass<"agent-splice", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::NVVM::NVVMDialect",
+  ];
+}
+
+def AgentStridedCopiesPass
+    : Pass<"agent-strided-copies", "::mlir::func::FuncOp"> {
+  let summary = "Lower copies into and out of strided views to parallel loops";
+  let description = [{
+    Runs after bufferization. A `memref.copy` with a strided operand (a
+    `memref.subview`: what `tensor.extract_slice`, `insert_slice`,
+    `tensor.concat` and a `tensor.pad`'s interior bufferize to) becomes an
+    `scf.parallel` loop of loads and stores, which the default lowering runs
+    as a copy kernel and the CPU reference as serial loops. Copies between
+    whole buffers stay (they become `gpu.memcpy`). Copies inside loops or
+    kernels and rank-0 copies are left alone.
+
+    Before:
+    ```mlir
+    %v = memref.subview %out[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+    memref.copy %a, %v : memref<4x8xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
+    ```
+    After:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+      %x = memref.load %a[%i, %j] : memref<4x8xf32>
+      memref.store %x, %v[%i, %j] : memref<4x8xf32, strided<[16, 1], offset: 8>>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
   ];
 }
 

@@ -1,0 +1,104 @@
+"""Builds the CPU reference of each corpus program (agent-cpu-reference, mlir-translate,
+clang: serial loops behind `void fn(in0, ..., out0, ...)`) and checks it against NumPy
+in float64. Exits nonzero, naming the program, on any mismatch.
+
+Usage: check_cpu_reference.py CUDA_AGENT_OPT MLIR_TRANSLATE CLANG WORK_DIR PROGRAMS_DIR"""
+
+import ctypes
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def layer_norm(x, g, b):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-5) * g + b
+
+
+def conv_nhwc_pad1(x, w):
+    p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    n, h, wd, _ = x.shape
+    out = np.zeros((n, h, wd, w.shape[3]))
+    for i in range(3):
+        for j in range(3):
+            out += np.einsum("nhwc,cf->nhwf", p[:, i:i + h, j:j + wd, :], w[i, j])
+    return out
+
+
+# file -> (function, input shapes, NumPy reference returning the outputs)
+PROGRAMS = {
+    "sum-keepdim": ("sum_keepdim", [(16, 64)], lambda x: [x.sum(axis=1, keepdims=True)]),
+    "mean-keepdim-3d": ("center_last_dim", [(8, 16, 32)],
+                        lambda x: [x - x.mean(axis=-1, keepdims=True)]),
+    "flatten-linear": ("flatten_linear", [(4, 8, 8), (64, 32), (32,)],
+                       lambda x, w, b: [x.reshape(4, 64) @ w + b]),
+    "unsqueeze-add": ("unsqueeze_add_view", [(8, 16), (16,)],
+                      lambda x, b: [(x + b[None, :]).reshape(2, 4, 16)]),
+    "view-chain": ("view_chain", [(2, 3, 4)],
+                   lambda x: [np.maximum(x.reshape(6, 4), 0).reshape(4, 6)]),
+    "padded-conv-relu": ("padded_conv_relu", [(1, 8, 8, 4), (3, 3, 4, 8)],
+                         lambda x, w: [np.maximum(conv_nhwc_pad1(x, w), 0)]),
+    "softmax": ("softmax", [(16, 100)], lambda x: [softmax(x, 1)]),
+    "log-softmax": ("log_softmax", [(16, 100)], lambda x: [np.log(softmax(x, 1))]),
+    "layer-norm": ("layer_norm", [(32, 64), (64,), (64,)], lambda x, g, b: [layer_norm(x, g, b)]),
+    "rms-norm": ("rms_norm", [(4, 8, 64), (64,)],
+                 lambda x, w: [x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + 1e-6) * w]),
+    "gemm-bias-relu": ("gemm_bias_relu", [(32, 48), (48, 24), (24,)],
+                       lambda x, w, b: [np.maximum(x @ w + b, 0)]),
+    "concat-branches": ("concat_branches", [(8, 16)],
+                        lambda x: [np.concatenate([np.exp(x), np.maximum(x, 0)], axis=1)]),
+    "slice-exp": ("slices", [(4, 16)], lambda x: [np.exp(x[:, 2:10]), x[1:3]]),
+    "transpose-matmul": ("transpose_matmul", [(16, 32), (24, 32)], lambda x, w: [x @ w.T]),
+    "insert-slice-residual": ("insert_slice_residual", [(4, 16), (4, 8)],
+                              lambda x, y: [np.concatenate([x[:, :8] + y, x[:, 8:]], axis=1)]),
+    "batched-scores-softmax": ("attention_scores", [(2, 16, 64), (2, 16, 64)],
+                               lambda q, k: [softmax(q @ k.transpose(0, 2, 1) * 0.125, -1)]),
+}
+
+
+def build(tools, work, source):
+    opt, translate, clang = tools
+    name = source.stem
+    mlir, ll, so = work / f"{name}.mlir", work / f"{name}.ll", work / f"{name}.so"
+    subprocess.run([opt, str(source), "--agent-cpu-reference", "-o", str(mlir)], check=True)
+    subprocess.run([translate, "--mlir-to-llvmir", str(mlir), "-o", str(ll)], check=True)
+    subprocess.run([clang, "-x", "ir", str(ll), "-O1", "-shared", "-fPIC",
+                    "-Wno-override-module", "-o", str(so), "-lm"], check=True)
+    return so
+
+
+def main(opt, translate, clang, work, programs):
+    work, programs = Path(work), Path(programs)
+    work.mkdir(parents=True, exist_ok=True)
+    sources = sorted(p.stem for p in programs.glob("*.mlir"))
+    missing = sorted(set(sources) - set(PROGRAMS))
+    if missing:
+        sys.exit(f"no NumPy reference for {missing}")
+    rng = np.random.default_rng(0)
+    for name in sources:
+        function, shapes, reference = PROGRAMS[name]
+        library = ctypes.CDLL(str(build((opt, translate, clang), work, programs / f"{name}.mlir")))
+        inputs = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+        expected = reference(*[x.astype(np.float64) for x in inputs])
+        outputs = [np.full(e.shape, np.nan, np.float32) for e in expected]
+        call = getattr(library, function)
+        call.restype = None
+        call(*[ctypes.c_void_p(a.ctypes.data) for a in inputs + outputs])
+        for index, (got, want) in enumerate(zip(outputs, expected)):
+            try:
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+            except AssertionError as error:
+                sys.exit(f"{name}: output {index} does not match NumPy:\n{error}")
+        print(f"{name}: ok")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
