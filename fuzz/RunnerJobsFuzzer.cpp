@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     require(error.exitCode() == kExitUsage, "a bad jobs.json not a usage error");
     return 0;
   }
-  for (const JobsFile::Job &job : file.list) {
+  for (const JobsFile::CheckedJob &job : file.list) {
     require(staysInside(dir, job.reference), "a reference outside DIR");
     for (const std::filesystem::path &candidate : job.candidates)
       require(staysInside(dir, candidate), "a candidate outside DIR");

@@ -151,26 +151,11 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     }
     reference = std::move(*lowered);
   }
-  // The longest reduction widens the verifier's tolerance (a candidate may
-  // sum in another order than the reference's sequential loop).
-  int64_t reductionLength = 0;
-  Type accumulator;
-  func.walk([&](linalg::LinalgOp op) {
-    int64_t length = 1;
-    for (auto [range, type] :
-         llvm::zip_equal(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
-      if (type == utils::IteratorType::reduction && range > 0)
-        length *= range;
-    if (length > reductionLength && op.getNumReductionLoops() > 0 &&
-        op.getNumDpsInits() > 0) {
-      reductionLength = length;
-      accumulator = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-    }
-  });
-  if (reductionLength > 1 && !getDtypeName(accumulator).empty())
+  // The longest reduction widens the verifier's tolerance (KernelTask).
+  if (task.reductionLength > 1)
     reference->extra["reduction"] =
-        llvm::json::Object{{"length", reductionLength},
-                           {"accumulator", getDtypeName(accumulator)}};
+        llvm::json::Object{{"length", task.reductionLength},
+                           {"accumulator", task.reductionAccumulator}};
   // The region's flops give the verifier its compute floor (a candidate
   // faster than the hardware's peak rate is suspicious).
   if (task.flops > 0)

@@ -8,6 +8,7 @@
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionOutliner.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/raw_ostream.h"
@@ -53,6 +54,25 @@ FailureOr<KernelTask> cuda_agent::buildKernelTask(func::FuncOp region,
   for (auto [i, type] : llvm::enumerate(region.getResultTypes()))
     if (failed(addOperand(type, /*isOutput=*/true, i)))
       return failure();
+
+  // The longest reduction and its accumulator (the verifier's tolerance).
+  Type accumulator;
+  region.walk([&](linalg::LinalgOp op) {
+    int64_t length = 1;
+    for (auto [range, type] :
+         llvm::zip_equal(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+      if (type == utils::IteratorType::reduction && range > 0)
+        length *= range;
+    if (length > task.reductionLength && op.getNumReductionLoops() > 0 &&
+        op.getNumDpsInits() > 0) {
+      task.reductionLength = length;
+      accumulator = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+    }
+  });
+  if (task.reductionLength > 1 && accumulator)
+    task.reductionAccumulator = getDtypeName(accumulator);
+  if (task.reductionAccumulator.empty())
+    task.reductionLength = 0;
 
   // The region alone, as the bundles carry it: a public @region.
   OwningOpRef<ModuleOp> module = ModuleOp::create(region.getLoc());

@@ -2,7 +2,7 @@
 //
 // `cuda-agent-run --verify REF CAND...` decides, for each candidate bundle,
 // whether it computes what the reference bundle computes and whether it is
-// faster. The answers to the cheating patterns of shared/THREATS.md live here:
+// faster. The answers to the cheating patterns of docs/threats.md live here:
 //
 //  - plans: same input/output buffers as the reference (temps may differ),
 //    checked before any process touches the GPU;

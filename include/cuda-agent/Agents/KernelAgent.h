@@ -1,7 +1,7 @@
 //===- KernelAgent.h - The interface every agent backend implements -*- C++ -*-===//
 //
 // An agent proposes candidate kernels for a KernelTask: CUDA source plus a
-// launch plan (DESIGN.md, Contracts). Backends (builtin, openai, torch,
+// launch plan (docs/design.md, Contracts). Backends (builtin, openai, torch,
 // replay, db) know only the task and the history of earlier attempts; the
 // driver compiles, verifies and times what they propose.
 //

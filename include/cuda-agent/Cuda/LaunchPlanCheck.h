@@ -1,6 +1,6 @@
 //===- LaunchPlanCheck.h - Validation of a candidate's launch plan -*- C++ -*-===//
 //
-// A candidate comes with a launch plan (DESIGN.md, "Candidate kernel"):
+// A candidate comes with a launch plan (docs/design.md, Contracts):
 //   {"launches": [{"kernel": "k0", "grid": [x,y,z], "block": [x,y,z],
 //                  "shared_bytes": 0}, ...], "workspace_bytes": 0}
 // It is checked against the compiled kernel before anything is launched

@@ -4,7 +4,7 @@
 // kernels, compile them (NVRTC), verify and time them against the region's
 // default lowering in cuda-agent-run (here, on a GPU machine later, or
 // trusting the kernel database), and attach the winner for agent-splice.
-// A candidate can fail in every way THREATS.md lists; none of them fails the
+// A candidate can fail in every way docs/threats.md lists; none of them fails the
 // compile.
 //
 //===----------------------------------------------------------------------===//

@@ -52,7 +52,7 @@ struct KernelRecord {
   KernelKey key;
   /// CUDA C++ source, as compiled by NVRTC.
   std::string source;
-  /// The launch plan, JSON text (see DESIGN.md "Contracts"); may be empty.
+  /// The launch plan, JSON text (see docs/design.md, Contracts); may be empty.
   std::string launchPlanJson;
   /// The agent backend and model that wrote the kernel.
   std::string agent;

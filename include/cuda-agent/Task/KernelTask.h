@@ -17,7 +17,7 @@
 
 namespace mlir::cuda_agent {
 
-/// Version of the candidate contract (DESIGN.md, Contracts): part of every
+/// Version of the candidate contract (docs/design.md, Contracts): part of every
 /// kernel database key.
 constexpr int kContractVersion = 1;
 
@@ -37,6 +37,12 @@ struct KernelTask {
   int64_t flops = 0;
   int64_t bytes = 0;
   std::string arch = "sm_90";
+  /// The region's longest reduction (the product of one op's reduction loop
+  /// extents) and its accumulator's dtype: a candidate may sum in another
+  /// order than the reference's sequential loop, so the verifier widens its
+  /// tolerance by this length. 0 and "" when the region reduces nothing.
+  int64_t reductionLength = 0;
+  std::string reductionAccumulator;
 };
 
 /// Builds the task of `region`, a function outlined by agent-outline (on
