@@ -110,11 +110,13 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
     });
   }
 
-  allocations = allocateBuffers();
+  allocations = allocateBuffers(/*guardsOnly=*/false);
   bindArgs();
 }
 
-std::vector<CUdeviceptr> PlanRunner::allocateBuffers() {
+/// With `guardsOnly` only the guards get the pattern (the verifier fills
+/// every byte of every buffer before a run); else the whole block does.
+std::vector<CUdeviceptr> PlanRunner::allocateBuffers(bool guardsOnly) {
   std::vector<CUdeviceptr> ptrs;
   try {
     for (const BufferSpec &buffer : plan.buffers) {
@@ -125,7 +127,13 @@ std::vector<CUdeviceptr> PlanRunner::allocateBuffers() {
                     CUdeviceptr ptr;
                     CU_CHECK(driver, cuMemAlloc, &ptr, bytes);
                     ptrs.push_back(ptr);
-                    CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, bytes);
+                    if (!guardsOnly) {
+                      CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, bytes);
+                      return;
+                    }
+                    CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, kGuardBytes);
+                    CU_CHECK(driver, cuMemsetD8, ptr + kGuardBytes + buffer.numBytes(),
+                             kGuardPattern, kGuardBytes);
                   });
     }
   } catch (const RunnerError &) {
@@ -140,10 +148,11 @@ std::vector<CUdeviceptr> PlanRunner::allocateBuffers() {
 void PlanRunner::bindArgs() {
   argValues.clear();
   argPointers.clear();
+  bound.resize(allocations.size(), 0);
   for (const LaunchSpec &launch : plan.launches) {
     std::vector<CUdeviceptr> values;
     for (size_t buffer : launch.args)
-      values.push_back(allocations[buffer] + kGuardBytes);
+      values.push_back(getBufferPointer(buffer));
     argValues.push_back(std::move(values));
   }
   for (std::vector<CUdeviceptr> &values : argValues) {
@@ -165,10 +174,30 @@ void PlanRunner::releaseBuffers(const std::vector<CUdeviceptr> &ptrs) {
 }
 
 void PlanRunner::reallocate() {
-  std::vector<CUdeviceptr> fresh = allocateBuffers();
+  std::vector<CUdeviceptr> fresh = allocateBuffers(/*guardsOnly=*/true);
   std::swap(allocations, fresh);
+  bound.assign(allocations.size(), 0);
   bindArgs();
   releaseBuffers(fresh);
+}
+
+void PlanRunner::release() {
+  std::vector<CUdeviceptr> old;
+  std::swap(allocations, old);
+  bound.clear();
+  argValues.clear();
+  argPointers.clear();
+  releaseBuffers(old);
+}
+
+void PlanRunner::bindBuffer(size_t index, CUdeviceptr data) {
+  bound[index] = data;
+  bindArgs();
+}
+
+void PlanRunner::unbindBuffers() {
+  bound.assign(allocations.size(), 0);
+  bindArgs();
 }
 
 void PlanRunner::scrub() {
@@ -206,6 +235,8 @@ std::string PlanRunner::describeLaunch(size_t index) const {
 }
 
 CUdeviceptr PlanRunner::getBufferPointer(size_t index) const {
+  if (index < bound.size() && bound[index])
+    return bound[index];
   return allocations[index] + kGuardBytes;
 }
 
@@ -281,9 +312,8 @@ void PlanRunner::enqueueLaunch(size_t index) {
   const LaunchSpec &launch = plan.launches[index];
   withContext(describeLaunch(index), [&] {
     if (launch.isCopy) {
-      CU_CHECK(driver, cuMemcpyDtoDAsync,
-               allocations[launch.copyTo] + kGuardBytes,
-               allocations[launch.copyFrom] + kGuardBytes,
+      CU_CHECK(driver, cuMemcpyDtoDAsync, getBufferPointer(launch.copyTo),
+               getBufferPointer(launch.copyFrom),
                plan.buffers[launch.copyTo].numBytes(), stream);
       return;
     }

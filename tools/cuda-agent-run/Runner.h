@@ -52,9 +52,18 @@ public:
 
   const DeviceInfo &getDevice() const { return device; }
 
-  /// The device address of buffer `index` (past its leading guard), valid
-  /// until the next reallocate(); for the verifier's own kernels.
+  /// The device address the launches use for buffer `index`: past its
+  /// leading guard, or the address bindBuffer() gave. Valid until the next
+  /// reallocate() or release(); for the verifier's own kernels.
   CUdeviceptr getBufferPointer(size_t index) const;
+
+  /// Points the launches' argument `index` at `data` (memory the caller owns,
+  /// with its own guards) instead of the buffer's own allocation, until
+  /// unbindBuffers() or reallocate(). The verifier times runs on input sets
+  /// kept resident this way instead of copying them in before every run.
+  void bindBuffer(size_t index, CUdeviceptr data);
+  /// Points every launch argument back at the buffers' own allocations.
+  void unbindBuffers();
 
   /// Copies `bytes` (exactly the buffer's size) into buffer `index`.
   void upload(size_t index, const std::vector<uint8_t> &bytes);
@@ -70,11 +79,15 @@ public:
   /// side ("res0 (after)").
   std::vector<std::string> findGuardViolations();
 
-  /// Gives every buffer a new allocation (guards set, contents unspecified)
-  /// and scrubs, then frees, the old ones. The new blocks are allocated while
-  /// the old ones are still held, so no buffer gets its own previous block
-  /// back, and nothing freed still holds data from a run.
+  /// Gives every buffer a new allocation (guards set, contents unspecified:
+  /// the caller fills every buffer before a run) and scrubs, then frees, the
+  /// old ones (if any: none after release()). The new blocks are allocated
+  /// while the old ones are still held, so no buffer gets its own previous
+  /// block back, and nothing freed still holds data from a run.
   void reallocate();
+  /// Scrubs, then frees, every buffer; the runner has none until the next
+  /// reallocate(). One pass where scrub() and a later reallocate() make two.
+  void release();
   /// Overwrites every buffer, guards included, with the guard pattern (0xA5),
   /// so that a later allocation recycling the block finds no results in it.
   void scrub();
@@ -93,7 +106,7 @@ public:
   double timeOnce();
 
 private:
-  std::vector<CUdeviceptr> allocateBuffers();
+  std::vector<CUdeviceptr> allocateBuffers(bool guardsOnly);
   void releaseBuffers(const std::vector<CUdeviceptr> &ptrs);
   void bindArgs();
   void enqueueLaunch(size_t index);
@@ -109,6 +122,7 @@ private:
   std::vector<CUmodule> modules;
   std::vector<CUfunction> functions;       ///< one per launch
   std::vector<CUdeviceptr> allocations;    ///< one per buffer, with guards
+  std::vector<CUdeviceptr> bound;          ///< per buffer: bindBuffer()'s, or 0
   std::vector<std::vector<CUdeviceptr>> argValues; ///< per launch
   std::vector<std::vector<void *>> argPointers;    ///< into argValues
   CUdeviceptr flushBuffer = 0; ///< L2 flush scratch, allocated by time()
