@@ -114,10 +114,33 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
   bindArgs();
 }
 
+BlockPool::~BlockPool() {
+  for (auto [block, bytes] : blocks)
+    driver.cuMemFree(block);
+}
+
+CUdeviceptr BlockPool::take(uint64_t bytes, const std::vector<CUdeviceptr> &avoid) {
+  for (auto it = blocks.begin(); it != blocks.end(); ++it)
+    if (it->second == bytes && std::find(avoid.begin(), avoid.end(), it->first) == avoid.end()) {
+      CUdeviceptr block = it->first;
+      blocks.erase(it);
+      return block;
+    }
+  CUdeviceptr block;
+  CU_CHECK(driver, cuMemAlloc, &block, bytes);
+  return block;
+}
+
+void BlockPool::give(CUdeviceptr block, uint64_t bytes) { blocks.push_back({block, bytes}); }
+
 /// With `guardsOnly` only the guards get the pattern (the verifier fills
 /// every byte of every buffer before a run); else the whole block does.
+/// With a pool the blocks come from it, never one the runner holds now or
+/// gave up last.
 std::vector<CUdeviceptr> PlanRunner::allocateBuffers(bool guardsOnly) {
   std::vector<CUdeviceptr> ptrs;
+  std::vector<CUdeviceptr> avoid = allocations;
+  avoid.insert(avoid.end(), givenUp.begin(), givenUp.end());
   try {
     for (const BufferSpec &buffer : plan.buffers) {
       withContext("allocating buffer '" + buffer.name + "' (" +
@@ -125,7 +148,10 @@ std::vector<CUdeviceptr> PlanRunner::allocateBuffers(bool guardsOnly) {
                   [&] {
                     size_t bytes = buffer.numBytes() + 2 * kGuardBytes;
                     CUdeviceptr ptr;
-                    CU_CHECK(driver, cuMemAlloc, &ptr, bytes);
+                    if (pool)
+                      ptr = pool->take(bytes, avoid);
+                    else
+                      CU_CHECK(driver, cuMemAlloc, &ptr, bytes);
                     ptrs.push_back(ptr);
                     if (!guardsOnly) {
                       CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, bytes);
@@ -138,7 +164,7 @@ std::vector<CUdeviceptr> PlanRunner::allocateBuffers(bool guardsOnly) {
     }
   } catch (const RunnerError &) {
     for (CUdeviceptr ptr : ptrs)
-      driver.cuMemFree(ptr);
+      driver.cuMemFree(ptr); // never written: nothing to scrub
     throw;
   }
   return ptrs;
@@ -164,11 +190,15 @@ void PlanRunner::bindArgs() {
 }
 
 void PlanRunner::releaseBuffers(const std::vector<CUdeviceptr> &ptrs) {
+  givenUp = ptrs;
   for (size_t i = 0; i < ptrs.size(); ++i) {
     withContext("releasing buffer '" + plan.buffers[i].name + "'", [&] {
-      CU_CHECK(driver, cuMemsetD8, ptrs[i], kGuardPattern,
-               plan.buffers[i].numBytes() + 2 * kGuardBytes);
-      CU_CHECK(driver, cuMemFree, ptrs[i]);
+      uint64_t bytes = plan.buffers[i].numBytes() + 2 * kGuardBytes;
+      CU_CHECK(driver, cuMemsetD8, ptrs[i], kGuardPattern, bytes);
+      if (pool)
+        pool->give(ptrs[i], bytes);
+      else
+        CU_CHECK(driver, cuMemFree, ptrs[i]);
     });
   }
 }

@@ -40,6 +40,29 @@ struct TimingStats {
 /// Summarizes per-run times (microseconds, at least one).
 TimingStats summarizeTimes(std::vector<double> timesUs);
 
+/// Device blocks that runners give back, scrubbed, instead of freeing them,
+/// and take again instead of allocating: the verifier reallocates every
+/// buffer of both plans every trial, and a cuMemAlloc/cuMemFree pair of a
+/// multi-GB block costs milliseconds. A block in the pool holds only the
+/// scrub pattern; a runner never takes back a block it just gave up.
+class BlockPool {
+public:
+  explicit BlockPool(const Driver &driver) : driver(driver) {}
+  ~BlockPool();
+  BlockPool(const BlockPool &) = delete;
+  BlockPool &operator=(const BlockPool &) = delete;
+
+  /// A block of exactly `bytes` that is not in `avoid`, from the pool if it
+  /// has one (the oldest given back first), else newly allocated.
+  CUdeviceptr take(uint64_t bytes, const std::vector<CUdeviceptr> &avoid);
+  /// Takes back a block of `bytes` that the caller has scrubbed.
+  void give(CUdeviceptr block, uint64_t bytes);
+
+private:
+  const Driver &driver;
+  std::vector<std::pair<CUdeviceptr, uint64_t>> blocks;
+};
+
 class PlanRunner {
 public:
   /// Initializes the driver, makes device `ordinal`'s primary context current,
@@ -88,6 +111,10 @@ public:
   /// Scrubs, then frees, every buffer; the runner has none until the next
   /// reallocate(). One pass where scrub() and a later reallocate() make two.
   void release();
+  /// From now on reallocate() takes its blocks from `pool` and scrubbed
+  /// blocks go back to it instead of being freed; the blocks the runner gave
+  /// up last are never among those it takes.
+  void setBlockPool(BlockPool *pool) { this->pool = pool; }
   /// Overwrites every buffer, guards included, with the guard pattern (0xA5),
   /// so that a later allocation recycling the block finds no results in it.
   void scrub();
@@ -123,6 +150,8 @@ private:
   std::vector<CUfunction> functions;       ///< one per launch
   std::vector<CUdeviceptr> allocations;    ///< one per buffer, with guards
   std::vector<CUdeviceptr> bound;          ///< per buffer: bindBuffer()'s, or 0
+  BlockPool *pool = nullptr;               ///< setBlockPool()
+  std::vector<CUdeviceptr> givenUp;        ///< the blocks released last
   std::vector<std::vector<CUdeviceptr>> argValues; ///< per launch
   std::vector<std::vector<void *>> argPointers;    ///< into argValues
   CUdeviceptr flushBuffer = 0; ///< L2 flush scratch, allocated by time()

@@ -173,6 +173,12 @@ public:
         loadFailure = error.what();
       }
     }
+    // Both runners reallocate every trial; scrubbed blocks circulate through
+    // one pool instead of being freed and allocated again.
+    pool = std::make_unique<BlockPool>(driver);
+    refRunner->setBlockPool(pool.get());
+    if (candRunner)
+      candRunner->setBlockPool(pool.get());
   }
 
   /// Runs the trials (and timing) and returns the candidate's entry.
@@ -661,6 +667,7 @@ private:
   const VerifyOptions &options;
   json entry;
   std::unique_ptr<PlanRunner> refRunner, candRunner;
+  std::unique_ptr<BlockPool> pool; ///< shared by both runners
   std::unique_ptr<DeviceChecks> checks;
   std::string loadFailure;
   std::vector<Port> inputs, outputs;
