@@ -284,32 +284,6 @@ void PlanRunner::fill(size_t index, uint8_t value) {
   });
 }
 
-void PlanRunner::fillRandom(size_t index, uint64_t seed) {
-  size_t total = plan.buffers[index].numBytes();
-  std::vector<uint8_t> block(std::min<size_t>(total, size_t(1) << 20));
-  uint64_t state = seed;
-  for (size_t i = 0; i < block.size(); i += 8) {
-    // splitmix64
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    for (size_t k = 0; k < 8 && i + k < block.size(); ++k)
-      block[i + k] = uint8_t(z >> (8 * k));
-  }
-  withContext("poisoning buffer '" + plan.buffers[index].name + "'", [&] {
-    CUdeviceptr base = allocations[index] + kGuardBytes;
-    if (!block.empty())
-      CU_CHECK(driver, cuMemcpyHtoD, base, block.data(), block.size());
-    for (size_t done = block.size(); done < total;) {
-      size_t chunk = std::min(done, total - done);
-      CU_CHECK(driver, cuMemcpyDtoDAsync, base + done, base, chunk, stream);
-      done += chunk;
-    }
-    CU_CHECK(driver, cuStreamSynchronize, stream);
-  });
-}
-
 std::vector<uint8_t> PlanRunner::download(size_t index) {
   std::vector<uint8_t> bytes(plan.buffers[index].numBytes());
   withContext("downloading buffer '" + plan.buffers[index].name + "'", [&] {

@@ -92,10 +92,6 @@ public:
   void upload(size_t index, const std::vector<uint8_t> &bytes);
   /// Sets every byte of buffer `index` to `value`.
   void fill(size_t index, uint8_t value);
-  /// Fills buffer `index` with seeded pseudo-random bytes (splitmix64 of
-  /// `seed`): a block of at most 1 MiB made on the host, repeated over the
-  /// buffer by device-to-device copies. A different seed, a different pattern.
-  void fillRandom(size_t index, uint64_t seed);
   /// Copies buffer `index` back to the host.
   std::vector<uint8_t> download(size_t index);
   /// Returns the names of the buffers whose guard bytes changed, with the

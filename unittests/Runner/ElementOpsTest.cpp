@@ -153,8 +153,8 @@ TEST(ElementOps, HashIsOrderFreeAndSeesEveryBit) {
 } // namespace
 
 // The GPU poison (cuda_agent_poison) is the splitmix64 stream of its seed,
-// word by word: the bytes PlanRunner::fillRandom's host block held, now made
-// for the whole buffer; two runs' seeds give unrelated patterns.
+// word by word: the bytes the host-made poison block (before the kernel) held,
+// now made for the whole buffer; two runs' seeds give unrelated patterns.
 TEST(ElementOps, PoisonIsTheSplitMixStreamOfItsSeed) {
   for (uint64_t seed : {0ULL, 7ULL, 0x9E3779B97F4A7C15ULL}) {
     SequentialSplitMix rng{seed};
