@@ -54,6 +54,7 @@ DeviceChecks::DeviceChecks(const Driver &driver, int ordinal) : driver(driver) {
     CU_CHECK(driver, cuModuleGetFunction, &compareFn, module, "cuda_agent_compare");
     CU_CHECK(driver, cuModuleGetFunction, &firstDifferenceFn, module,
              "cuda_agent_first_difference");
+    CU_CHECK(driver, cuModuleGetFunction, &poisonFn, module, "cuda_agent_poison");
     CUdevice device;
     int sms = 0;
     CU_CHECK(driver, cuDeviceGet, &device, ordinal);
@@ -102,10 +103,10 @@ uint64_t DeviceChecks::readCounter() {
   return value;
 }
 
-/// A fresh mask key: what a candidate cannot guess.
-static uint64_t makeKey() {
+uint64_t DeviceChecks::makeKey() {
   std::random_device random;
-  return (uint64_t(random()) << 32) ^ random();
+  uint64_t key = (uint64_t(random()) << 32) ^ random();
+  return key ? key : 1; // 0 means "no key" to the capture kernel
 }
 
 void DeviceChecks::generate(DeviceCopy &into, const BufferSpec &buffer, uint64_t seed,
@@ -134,11 +135,12 @@ void DeviceChecks::restore(const DeviceCopy &copy, CUdeviceptr data,
 static el::CapturePartial runCapture(const Driver &driver, CUfunction function,
                                      CUdeviceptr partials, unsigned maxBlocks,
                                      CUdeviceptr data, CUdeviceptr store,
-                                     const BufferSpec &buffer, uint64_t key) {
+                                     const BufferSpec &buffer, uint64_t key,
+                                     uint64_t hashKey) {
   uint64_t count = buffer.numElements();
   uint32_t kind = uint32_t(buffer.dtype);
   unsigned blocks = blocksFor(count, maxBlocks);
-  std::vector<void *> args = {&data, &store, &count, &kind, &key, &partials};
+  std::vector<void *> args = {&data, &store, &count, &kind, &key, &partials, &hashKey};
   CU_CHECK(driver, cuLaunchKernel, function, blocks, 1, 1, kBlock, 1, 1, 0, nullptr,
            args.data(), nullptr);
   std::vector<el::CapturePartial> parts(blocks);
@@ -158,17 +160,26 @@ void DeviceChecks::capture(CUdeviceptr data, const BufferSpec &buffer,
   withContext("capturing output '" + buffer.name + "'", [&] {
     into.key = makeKey();
     el::CapturePartial total = runCapture(driver, captureFn, partials, maxBlocks, data,
-                                          into.store, buffer, into.key);
+                                          into.store, buffer, into.key, 0);
     into.scale = total.scale;
     into.hash = {total.hash[0], total.hash[1]};
   });
 }
 
-BufferHash DeviceChecks::hash(CUdeviceptr data, const BufferSpec &buffer) {
+BufferHash DeviceChecks::hash(CUdeviceptr data, const BufferSpec &buffer, uint64_t key) {
   return withContext("hashing buffer '" + buffer.name + "'", [&] {
     el::CapturePartial total =
-        runCapture(driver, captureFn, partials, maxBlocks, data, 0, buffer, 0);
+        runCapture(driver, captureFn, partials, maxBlocks, data, 0, buffer, 0, key);
     return BufferHash{total.hash[0], total.hash[1]};
+  });
+}
+
+void DeviceChecks::poison(CUdeviceptr data, uint64_t bytes, uint64_t seed) {
+  withContext("poisoning " + std::to_string(bytes) + " bytes", [&] {
+    uint64_t words = std::max<uint64_t>(bytes / 8, 1);
+    launch(poisonFn, words, {&data, &bytes, &seed});
+    // Ordered before the runner's next launch: the legacy default stream
+    // synchronizes with the runners' blocking streams.
   });
 }
 

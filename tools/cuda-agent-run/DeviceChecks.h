@@ -5,7 +5,8 @@
 // are generated once per trial from the seed into masked device copies,
 // unmasked into each run's buffers and compared with them after the run; a
 // reference output is captured into a masked copy (with its scale and hash),
-// and a candidate output is compared against that copy.
+// and a candidate output is compared against that copy; outputs are
+// poisoned with random bytes by a kernel.
 // Every call returns a small summary; the host reads back nothing else.
 //
 //===----------------------------------------------------------------------===//
@@ -71,8 +72,15 @@ public:
   /// Copies `buffer`'s output at `data` into `into.store` masked with a
   /// fresh key; fills scale and hash.
   void capture(CUdeviceptr data, const BufferSpec &buffer, DeviceCopy &into);
-  /// Hashes `buffer`'s elements at `data`.
-  BufferHash hash(CUdeviceptr data, const BufferSpec &buffer);
+  /// Hashes `buffer`'s elements at `data`; with `key` nonzero a keyed hash
+  /// (of the elements XOR the mask of `key`) that a candidate cannot keep
+  /// unchanged while changing the buffer, since it does not know the key.
+  BufferHash hash(CUdeviceptr data, const BufferSpec &buffer, uint64_t key = 0);
+  /// Fills the `bytes` bytes at `data` (8-byte aligned) with random bytes
+  /// keyed by `seed` (ElementOps.h's poisonWord), made by a kernel.
+  void poison(CUdeviceptr data, uint64_t bytes, uint64_t seed);
+  /// A fresh random key (std::random_device): what a candidate cannot guess.
+  static uint64_t makeKey();
   /// Compares the candidate output at `got` with `expected` under `tolerance`.
   DeviceComparison compare(const DeviceCopy &expected, CUdeviceptr got,
                            const BufferSpec &buffer, const Tolerance &tolerance);
@@ -94,7 +102,7 @@ private:
   const Driver &driver;
   CUmodule module = nullptr;
   CUfunction generateFn = nullptr, unmaskFn = nullptr, captureFn = nullptr,
-             compareFn = nullptr, firstDifferenceFn = nullptr;
+             compareFn = nullptr, firstDifferenceFn = nullptr, poisonFn = nullptr;
   unsigned maxBlocks = 0;
   CUdeviceptr counter = 0;  ///< one u64 for the atomic kernels
   CUdeviceptr partials = 0; ///< one partial summary per block

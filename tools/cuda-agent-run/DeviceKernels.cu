@@ -3,7 +3,7 @@
 // Kernels that let `cuda-agent-run --verify` make inputs and check outputs on
 // the GPU instead of the host: seeded input generation into a masked copy,
 // unmasking a copy into a run's buffer, the capture of a reference output
-// (masked copy, scale, hash), the tolerance comparison and the first bitwise
+// (masked copy, scale, hash), the tolerance comparison, the random poison of outputs and the first bitwise
 // difference of two buffers (one of them possibly masked). The per-element rules are ElementOps.h, shared
 // with the host. Built at build time by nvcc into a fatbin (sm_80, sm_90 and
 // compute_80 PTX for newer GPUs) that is embedded in the runner and loaded
@@ -172,18 +172,23 @@ cuda_agent_unmask(const void *store, uint64_t key, void *out, uint64_t count, ui
 /// Copies `src` to `store` XOR the mask of `key` (store may be null: hash
 /// only) and writes per block the largest finite |element| (floats) and the
 /// hash of `src`.
+///
+/// With `hashKey` nonzero the hash is of the elements XOR the mask of
+/// `hashKey` (a keyed hash: a kernel that does not know the key cannot make
+/// a change that keeps it).
 extern "C" __global__ void __launch_bounds__(kBlock)
 cuda_agent_capture(const void *src, void *store, uint64_t count, uint32_t kind,
-                   uint64_t key, CapturePartial *partials) {
+                   uint64_t key, CapturePartial *partials, uint64_t hashKey) {
   __shared__ CapturePartial shared[kBlock];
   unsigned size = kindSize(kind);
+  uint64_t sizeMask = size == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * size)) - 1;
   CapturePartial mine = {0, {0, 0}};
   gridLoop(
       count, [&](uint64_t i) { return loadBits(src, i, size); },
       [&](uint64_t i, uint64_t bits) {
         if (store)
           storeBits(store, i, size, bits ^ maskOf(key, i));
-        hashElement(mine.hash, i, bits);
+        hashElement(mine.hash, i, hashKey ? (bits ^ maskOf(hashKey, i)) & sizeMask : bits);
         if (isFloatKind(kind)) {
           double value = fabs(decodeFloatBits(kind, bits));
           if (value - value == 0 && value > mine.scale)
@@ -204,6 +209,20 @@ cuda_agent_capture(const void *src, void *store, uint64_t count, uint32_t kind,
   }
   if (threadIdx.x == 0)
     partials[blockIdx.x] = shared[0];
+}
+
+/// Fills `bytes` bytes at `out` (8-byte aligned) with the random poison of
+/// `seed`: word i is poisonWord(seed, i), so every run's pattern differs and
+/// no host block or copy is involved.
+extern "C" __global__ void __launch_bounds__(kBlock)
+cuda_agent_poison(unsigned char *out, uint64_t bytes, uint64_t seed) {
+  uint64_t words = bytes / 8;
+  uint64_t *wordsOut = reinterpret_cast<uint64_t *>(out);
+  for (uint64_t i = firstIndex(); i < words; i += stride())
+    wordsOut[i] = poisonWord(seed, i);
+  uint64_t tail = words * 8 + firstIndex();
+  if (tail < bytes)
+    out[tail] = uint8_t(poisonWord(seed, words) >> (8 * (tail % 8)));
 }
 
 /// Compares `got` against the reference output masked in `store` and

@@ -256,6 +256,13 @@ CUDA_AGENT_HD uint64_t maskOf(uint64_t key, uint64_t index) {
   return mix64(key ^ (index * 0x8cb92ba72f3d8dd7ULL));
 }
 
+/// Word `index` of the random output poison of `seed` (splitmix64 at
+/// counter `index`): the verifier re-poisons outputs before every timed run
+/// with a new seed, on the GPU (cuda_agent_poison).
+CUDA_AGENT_HD uint64_t poisonWord(uint64_t seed, uint64_t index) {
+  return mix64(seed + (index + 1) * 0x9E3779B97F4A7C15ULL);
+}
+
 } // namespace mlir::cuda_agent::elements
 
 #endif // CUDA_AGENT_RUN_ELEMENTOPS_H

@@ -110,12 +110,37 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
     });
   }
 
-  allocations = allocateBuffers();
+  allocations = allocateBuffers(/*guardsOnly=*/false);
   bindArgs();
 }
 
-std::vector<CUdeviceptr> PlanRunner::allocateBuffers() {
+BlockPool::~BlockPool() {
+  for (auto [block, bytes] : blocks)
+    driver.cuMemFree(block);
+}
+
+CUdeviceptr BlockPool::take(uint64_t bytes, const std::vector<CUdeviceptr> &avoid) {
+  for (auto it = blocks.begin(); it != blocks.end(); ++it)
+    if (it->second == bytes && std::find(avoid.begin(), avoid.end(), it->first) == avoid.end()) {
+      CUdeviceptr block = it->first;
+      blocks.erase(it);
+      return block;
+    }
+  CUdeviceptr block;
+  CU_CHECK(driver, cuMemAlloc, &block, bytes);
+  return block;
+}
+
+void BlockPool::give(CUdeviceptr block, uint64_t bytes) { blocks.push_back({block, bytes}); }
+
+/// With `guardsOnly` only the guards get the pattern (the verifier fills
+/// every byte of every buffer before a run); else the whole block does.
+/// With a pool the blocks come from it, never one the runner holds now or
+/// gave up last.
+std::vector<CUdeviceptr> PlanRunner::allocateBuffers(bool guardsOnly) {
   std::vector<CUdeviceptr> ptrs;
+  std::vector<CUdeviceptr> avoid = allocations;
+  avoid.insert(avoid.end(), givenUp.begin(), givenUp.end());
   try {
     for (const BufferSpec &buffer : plan.buffers) {
       withContext("allocating buffer '" + buffer.name + "' (" +
@@ -123,14 +148,23 @@ std::vector<CUdeviceptr> PlanRunner::allocateBuffers() {
                   [&] {
                     size_t bytes = buffer.numBytes() + 2 * kGuardBytes;
                     CUdeviceptr ptr;
-                    CU_CHECK(driver, cuMemAlloc, &ptr, bytes);
+                    if (pool)
+                      ptr = pool->take(bytes, avoid);
+                    else
+                      CU_CHECK(driver, cuMemAlloc, &ptr, bytes);
                     ptrs.push_back(ptr);
-                    CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, bytes);
+                    if (!guardsOnly) {
+                      CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, bytes);
+                      return;
+                    }
+                    CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, kGuardBytes);
+                    CU_CHECK(driver, cuMemsetD8, ptr + kGuardBytes + buffer.numBytes(),
+                             kGuardPattern, kGuardBytes);
                   });
     }
   } catch (const RunnerError &) {
     for (CUdeviceptr ptr : ptrs)
-      driver.cuMemFree(ptr);
+      driver.cuMemFree(ptr); // never written: nothing to scrub
     throw;
   }
   return ptrs;
@@ -140,10 +174,11 @@ std::vector<CUdeviceptr> PlanRunner::allocateBuffers() {
 void PlanRunner::bindArgs() {
   argValues.clear();
   argPointers.clear();
+  bound.resize(allocations.size(), 0);
   for (const LaunchSpec &launch : plan.launches) {
     std::vector<CUdeviceptr> values;
     for (size_t buffer : launch.args)
-      values.push_back(allocations[buffer] + kGuardBytes);
+      values.push_back(getBufferPointer(buffer));
     argValues.push_back(std::move(values));
   }
   for (std::vector<CUdeviceptr> &values : argValues) {
@@ -155,20 +190,44 @@ void PlanRunner::bindArgs() {
 }
 
 void PlanRunner::releaseBuffers(const std::vector<CUdeviceptr> &ptrs) {
+  givenUp = ptrs;
   for (size_t i = 0; i < ptrs.size(); ++i) {
     withContext("releasing buffer '" + plan.buffers[i].name + "'", [&] {
-      CU_CHECK(driver, cuMemsetD8, ptrs[i], kGuardPattern,
-               plan.buffers[i].numBytes() + 2 * kGuardBytes);
-      CU_CHECK(driver, cuMemFree, ptrs[i]);
+      uint64_t bytes = plan.buffers[i].numBytes() + 2 * kGuardBytes;
+      CU_CHECK(driver, cuMemsetD8, ptrs[i], kGuardPattern, bytes);
+      if (pool)
+        pool->give(ptrs[i], bytes);
+      else
+        CU_CHECK(driver, cuMemFree, ptrs[i]);
     });
   }
 }
 
 void PlanRunner::reallocate() {
-  std::vector<CUdeviceptr> fresh = allocateBuffers();
+  std::vector<CUdeviceptr> fresh = allocateBuffers(/*guardsOnly=*/true);
   std::swap(allocations, fresh);
+  bound.assign(allocations.size(), 0);
   bindArgs();
   releaseBuffers(fresh);
+}
+
+void PlanRunner::release() {
+  std::vector<CUdeviceptr> old;
+  std::swap(allocations, old);
+  bound.clear();
+  argValues.clear();
+  argPointers.clear();
+  releaseBuffers(old);
+}
+
+void PlanRunner::bindBuffer(size_t index, CUdeviceptr data) {
+  bound[index] = data;
+  bindArgs();
+}
+
+void PlanRunner::unbindBuffers() {
+  bound.assign(allocations.size(), 0);
+  bindArgs();
 }
 
 void PlanRunner::scrub() {
@@ -206,6 +265,8 @@ std::string PlanRunner::describeLaunch(size_t index) const {
 }
 
 CUdeviceptr PlanRunner::getBufferPointer(size_t index) const {
+  if (index < bound.size() && bound[index])
+    return bound[index];
   return allocations[index] + kGuardBytes;
 }
 
@@ -220,32 +281,6 @@ void PlanRunner::fill(size_t index, uint8_t value) {
   withContext("filling buffer '" + plan.buffers[index].name + "'", [&] {
     CU_CHECK(driver, cuMemsetD8, allocations[index] + kGuardBytes, value,
              plan.buffers[index].numBytes());
-  });
-}
-
-void PlanRunner::fillRandom(size_t index, uint64_t seed) {
-  size_t total = plan.buffers[index].numBytes();
-  std::vector<uint8_t> block(std::min<size_t>(total, size_t(1) << 20));
-  uint64_t state = seed;
-  for (size_t i = 0; i < block.size(); i += 8) {
-    // splitmix64
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    for (size_t k = 0; k < 8 && i + k < block.size(); ++k)
-      block[i + k] = uint8_t(z >> (8 * k));
-  }
-  withContext("poisoning buffer '" + plan.buffers[index].name + "'", [&] {
-    CUdeviceptr base = allocations[index] + kGuardBytes;
-    if (!block.empty())
-      CU_CHECK(driver, cuMemcpyHtoD, base, block.data(), block.size());
-    for (size_t done = block.size(); done < total;) {
-      size_t chunk = std::min(done, total - done);
-      CU_CHECK(driver, cuMemcpyDtoDAsync, base + done, base, chunk, stream);
-      done += chunk;
-    }
-    CU_CHECK(driver, cuStreamSynchronize, stream);
   });
 }
 
@@ -281,9 +316,8 @@ void PlanRunner::enqueueLaunch(size_t index) {
   const LaunchSpec &launch = plan.launches[index];
   withContext(describeLaunch(index), [&] {
     if (launch.isCopy) {
-      CU_CHECK(driver, cuMemcpyDtoDAsync,
-               allocations[launch.copyTo] + kGuardBytes,
-               allocations[launch.copyFrom] + kGuardBytes,
+      CU_CHECK(driver, cuMemcpyDtoDAsync, getBufferPointer(launch.copyTo),
+               getBufferPointer(launch.copyFrom),
                plan.buffers[launch.copyTo].numBytes(), stream);
       return;
     }

@@ -40,6 +40,29 @@ struct TimingStats {
 /// Summarizes per-run times (microseconds, at least one).
 TimingStats summarizeTimes(std::vector<double> timesUs);
 
+/// Device blocks that runners give back, scrubbed, instead of freeing them,
+/// and take again instead of allocating: the verifier reallocates every
+/// buffer of both plans every trial, and a cuMemAlloc/cuMemFree pair of a
+/// multi-GB block costs milliseconds. A block in the pool holds only the
+/// scrub pattern; a runner never takes back a block it just gave up.
+class BlockPool {
+public:
+  explicit BlockPool(const Driver &driver) : driver(driver) {}
+  ~BlockPool();
+  BlockPool(const BlockPool &) = delete;
+  BlockPool &operator=(const BlockPool &) = delete;
+
+  /// A block of exactly `bytes` that is not in `avoid`, from the pool if it
+  /// has one (the oldest given back first), else newly allocated.
+  CUdeviceptr take(uint64_t bytes, const std::vector<CUdeviceptr> &avoid);
+  /// Takes back a block of `bytes` that the caller has scrubbed.
+  void give(CUdeviceptr block, uint64_t bytes);
+
+private:
+  const Driver &driver;
+  std::vector<std::pair<CUdeviceptr, uint64_t>> blocks;
+};
+
 class PlanRunner {
 public:
   /// Initializes the driver, makes device `ordinal`'s primary context current,
@@ -52,29 +75,42 @@ public:
 
   const DeviceInfo &getDevice() const { return device; }
 
-  /// The device address of buffer `index` (past its leading guard), valid
-  /// until the next reallocate(); for the verifier's own kernels.
+  /// The device address the launches use for buffer `index`: past its
+  /// leading guard, or the address bindBuffer() gave. Valid until the next
+  /// reallocate() or release(); for the verifier's own kernels.
   CUdeviceptr getBufferPointer(size_t index) const;
+
+  /// Points the launches' argument `index` at `data` (memory the caller owns,
+  /// with its own guards) instead of the buffer's own allocation, until
+  /// unbindBuffers() or reallocate(). The verifier times runs on input sets
+  /// kept resident this way instead of copying them in before every run.
+  void bindBuffer(size_t index, CUdeviceptr data);
+  /// Points every launch argument back at the buffers' own allocations.
+  void unbindBuffers();
 
   /// Copies `bytes` (exactly the buffer's size) into buffer `index`.
   void upload(size_t index, const std::vector<uint8_t> &bytes);
   /// Sets every byte of buffer `index` to `value`.
   void fill(size_t index, uint8_t value);
-  /// Fills buffer `index` with seeded pseudo-random bytes (splitmix64 of
-  /// `seed`): a block of at most 1 MiB made on the host, repeated over the
-  /// buffer by device-to-device copies. A different seed, a different pattern.
-  void fillRandom(size_t index, uint64_t seed);
   /// Copies buffer `index` back to the host.
   std::vector<uint8_t> download(size_t index);
   /// Returns the names of the buffers whose guard bytes changed, with the
   /// side ("res0 (after)").
   std::vector<std::string> findGuardViolations();
 
-  /// Gives every buffer a new allocation (guards set, contents unspecified)
-  /// and scrubs, then frees, the old ones. The new blocks are allocated while
-  /// the old ones are still held, so no buffer gets its own previous block
-  /// back, and nothing freed still holds data from a run.
+  /// Gives every buffer a new allocation (guards set, contents unspecified:
+  /// the caller fills every buffer before a run) and scrubs, then frees, the
+  /// old ones (if any: none after release()). The new blocks are allocated
+  /// while the old ones are still held, so no buffer gets its own previous
+  /// block back, and nothing freed still holds data from a run.
   void reallocate();
+  /// Scrubs, then frees, every buffer; the runner has none until the next
+  /// reallocate(). One pass where scrub() and a later reallocate() make two.
+  void release();
+  /// From now on reallocate() takes its blocks from `pool` and scrubbed
+  /// blocks go back to it instead of being freed; the blocks the runner gave
+  /// up last are never among those it takes.
+  void setBlockPool(BlockPool *pool) { this->pool = pool; }
   /// Overwrites every buffer, guards included, with the guard pattern (0xA5),
   /// so that a later allocation recycling the block finds no results in it.
   void scrub();
@@ -93,7 +129,7 @@ public:
   double timeOnce();
 
 private:
-  std::vector<CUdeviceptr> allocateBuffers();
+  std::vector<CUdeviceptr> allocateBuffers(bool guardsOnly);
   void releaseBuffers(const std::vector<CUdeviceptr> &ptrs);
   void bindArgs();
   void enqueueLaunch(size_t index);
@@ -109,6 +145,9 @@ private:
   std::vector<CUmodule> modules;
   std::vector<CUfunction> functions;       ///< one per launch
   std::vector<CUdeviceptr> allocations;    ///< one per buffer, with guards
+  std::vector<CUdeviceptr> bound;          ///< per buffer: bindBuffer()'s, or 0
+  BlockPool *pool = nullptr;               ///< setBlockPool()
+  std::vector<CUdeviceptr> givenUp;        ///< the blocks released last
   std::vector<std::vector<CUdeviceptr>> argValues; ///< per launch
   std::vector<std::vector<void *>> argPointers;    ///< into argValues
   CUdeviceptr flushBuffer = 0; ///< L2 flush scratch, allocated by time()

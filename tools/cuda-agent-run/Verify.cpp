@@ -173,6 +173,12 @@ public:
         loadFailure = error.what();
       }
     }
+    // Both runners reallocate every trial; scrubbed blocks circulate through
+    // one pool instead of being freed and allocated again.
+    pool = std::make_unique<BlockPool>(driver);
+    refRunner->setBlockPool(pool.get());
+    if (candRunner)
+      candRunner->setBlockPool(pool.get());
   }
 
   /// Runs the trials (and timing) and returns the candidate's entry.
@@ -239,19 +245,31 @@ private:
   /// Fills `runner`'s buffers for a run on `set`: inputs (and inouts) from
   /// its copies, temps (the workspace among them) zeroed, outputs poisoned:
   /// with the dtype's poison byte for a checked run, or for timed run
-  /// `timedRun` (>= 0) with seeded random bytes, a different pattern every
-  /// run, so that a kernel cannot tell a timed run from a checked one by its
-  /// output buffer, nor find last run's answer there.
+  /// `timedRun` (>= 0) with seeded random bytes made by a kernel, a
+  /// different pattern every run, so that a kernel cannot tell a timed run
+  /// from a checked one by its output buffer, nor find last run's answer
+  /// there. In a timed run the pure inputs are the set's resident buffers
+  /// (bindResidentInputs()), checked after every candidate run instead of
+  /// copied in; inouts are still restored. The reference's timed outputs are
+  /// never read and it is trusted not to sense them: they are poisoned once,
+  /// before the first timed run. `restoreInputs` false: the inputs already
+  /// hold `set`'s contents (checked bitwise after the previous run).
   void prepare(PlanRunner &runner, const Plan &plan, bool isCandidate,
-               const InputSet &set, int timedRun = -1) {
+               const InputSet &set, int timedRun = -1, bool restoreInputs = true) {
     for (size_t b = 0; b < plan.buffers.size(); ++b) {
       const BufferSpec &buffer = plan.buffers[b];
       if (buffer.isFilled()) {
+        bool resident = timedRun >= 0 && buffer.role == Role::Input;
         for (size_t p = 0; p < inputs.size(); ++p)
-          if ((isCandidate ? inputs[p].cand : inputs[p].ref) == b)
+          if ((isCandidate ? inputs[p].cand : inputs[p].ref) == b && !resident &&
+              (restoreInputs || buffer.role == Role::InOut))
             checks->restore(set.inputs[p], runner.getBufferPointer(b), *inputs[p].spec);
       } else if (buffer.role == Role::Output && timedRun >= 0) {
-        runner.fillRandom(b, getPoisonSeed(options.seed, timedRun, b, isCandidate));
+        if (isCandidate)
+          checks->poison(runner.getBufferPointer(b), buffer.numBytes(),
+                         getPoisonSeed(options.seed, timedRun, b, isCandidate));
+        else if (timedRun == 0)
+          runner.fill(b, getPoisonByte(buffer.dtype));
       } else {
         runner.fill(b, buffer.role == Role::Output ? getPoisonByte(buffer.dtype) : 0);
       }
@@ -271,7 +289,8 @@ private:
 
   /// One checked reference run on `set`'s inputs, on fresh allocations. Its
   /// outputs are captured into `set` on the device (masked) and its buffers
-  /// scrubbed.
+  /// scrubbed and freed (release(): the scrub after use and the scrub
+  /// before freeing in one pass).
   void runReference(InputSet &set) {
     asReference([&] {
       refRunner->reallocate();
@@ -285,15 +304,16 @@ private:
       for (size_t o = 0; o < outputs.size(); ++o)
         checks->capture(pointerOf(*refRunner, outputs[o], false), *outputs[o].spec,
                         set.expected[o]);
-      refRunner->scrub();
+      refRunner->release();
     });
   }
 
   /// One checked candidate run on `set`'s inputs, on its current
-  /// allocations, outputs poisoned.
-  void runCandidate(const InputSet &set) {
+  /// allocations, outputs poisoned. `restoreInputs` false: the inputs were
+  /// compared bitwise with `set`'s after the previous run and still hold it.
+  void runCandidate(const InputSet &set, bool restoreInputs = true) {
     asCandidate([&] {
-      prepare(*candRunner, candidate, true, set);
+      prepare(*candRunner, candidate, true, set, -1, restoreInputs);
       candRunner->runChecked();
       for (const std::string &violation : candRunner->findGuardViolations())
         throw CandidateRejected("wrote outside buffer " + violation +
@@ -364,7 +384,7 @@ private:
       asCandidate([&] { candRunner->reallocate(); });
       runCandidate(set);
       saveCandidateOutputs();
-      runCandidate(set);
+      runCandidate(set, /*restoreInputs=*/false);
 
       for (size_t o = 0; o < outputs.size(); ++o) {
         std::string difference = describeChangeSinceSaved(o);
@@ -477,6 +497,64 @@ private:
     return {&lastSet, &other};
   }
 
+  /// Puts the contents of the two timed input sets into device buffers that
+  /// stay put for all timed runs: the first set's into the (fresh)
+  /// reference runner's own input buffers, the second's into the
+  /// candidate's; a timed run on a set points both plans' pure inputs at
+  /// that set's buffers (bindSet()), so no input is copied per run. Each is
+  /// hashed with a fresh secret key; checkResidentInputs() compares that
+  /// hash after every timed candidate run, so the inputs cannot carry state
+  /// from one run to the next any more than when they were restored.
+  void bindResidentInputs(const std::array<InputSet *, 2> &timed) {
+    asReference([&] {
+      refRunner->reallocate(); // released after the last reference run
+      for (size_t s = 0; s < timed.size(); ++s) {
+        ResidentInputs &r = resident[s];
+        r = ResidentInputs();
+        for (size_t p = 0; p < inputs.size(); ++p) {
+          CUdeviceptr data = 0;
+          uint64_t key = 0;
+          BufferHash hash{};
+          if (inputs[p].spec->role == Role::Input) {
+            data = s == 0 ? refRunner->getBufferPointer(inputs[p].ref)
+                          : candRunner->getBufferPointer(inputs[p].cand);
+            checks->restore(timed[s]->inputs[p], data, *inputs[p].spec);
+            key = DeviceChecks::makeKey();
+            hash = checks->hash(data, *inputs[p].spec, key);
+          }
+          r.data.push_back(data);
+          r.keys.push_back(key);
+          r.hashes.push_back(hash);
+        }
+      }
+    });
+  }
+
+  /// Points both plans' pure inputs at timed input set `s`'s buffers.
+  void bindSet(size_t s) {
+    for (size_t p = 0; p < inputs.size(); ++p)
+      if (CUdeviceptr data = resident[s].data[p]) {
+        refRunner->bindBuffer(inputs[p].ref, data);
+        candRunner->bindBuffer(inputs[p].cand, data);
+      }
+  }
+
+  /// Rejects the candidate if timed run `run` changed a pure input of set
+  /// `s` (keyed hash on the GPU, one read of each input).
+  void checkResidentInputs(size_t s, int run, const InputSet &set) {
+    for (size_t p = 0; p < inputs.size(); ++p) {
+      if (!resident[s].data[p])
+        continue;
+      BufferHash now = asCandidate([&] {
+        return checks->hash(resident[s].data[p], *inputs[p].spec, resident[s].keys[p]);
+      });
+      if (now != resident[s].hashes[p])
+        throw CandidateRejected("changed input " + inputs[p].spec->name + " on timed run " +
+                                std::to_string(run + 1) + " (inputs of trial " +
+                                std::to_string(set.trial) + ")");
+    }
+  }
+
   /// Checks the candidate's buffers right after timed run `run` on `set`:
   /// guards intact, every output within tolerance of the reference's
   /// outputs for that set (compared on the GPU).
@@ -487,6 +565,12 @@ private:
       for (const std::string &violation : candRunner->findGuardViolations())
         throw CandidateRejected("wrote outside buffer " + violation +
                                 ": guard bytes changed on " + where);
+      // The reference's buffers hold the first timed input set, which the
+      // candidate reads in place.
+      for (const std::string &violation : refRunner->findGuardViolations())
+        throw CandidateRejected("wrote outside buffer " + violation +
+                                ": guard bytes changed on " + where +
+                                " (the input set held in the reference's buffers)");
     });
     for (size_t o = 0; o < outputs.size(); ++o) {
       const BufferSpec &spec = *outputs[o].spec;
@@ -505,17 +589,21 @@ private:
     }
   }
 
-  /// Interleaved timing, rotating between two input sets, every run
-  /// prepared by prepare() as a timed run (outside the timed interval) and
-  /// the last run on each set checked; then one more checked candidate run
-  /// (a kernel may change behaviour after many launches) and the roofline
-  /// and compute floors.
+  /// Interleaved timing, rotating between two input sets held resident
+  /// (bindResidentInputs()), every run prepared by prepare() as a timed run
+  /// (outside the timed interval), the candidate's inputs checked after
+  /// every run and the last run on each set checked in full; then one more
+  /// checked candidate run (a kernel may change behaviour after many
+  /// launches) and the roofline and compute floors.
   void runTiming() {
     std::array<InputSet *, 2> timed = takeTimingSets();
+    bindResidentInputs(timed);
     std::vector<double> refTimes, candTimes;
     int total = options.warmup + options.runs;
     for (int run = 0; run < total; ++run) {
-      const InputSet &set = *timed[size_t(run) % timed.size()];
+      size_t s = size_t(run) % timed.size();
+      const InputSet &set = *timed[s];
+      asCandidate([&] { bindSet(s); });
       double refUs = asReference([&] {
         prepare(*refRunner, reference, false, set, run);
         return refRunner->timeOnce();
@@ -524,6 +612,7 @@ private:
         prepare(*candRunner, candidate, true, set, run);
         return candRunner->timeOnce();
       });
+      checkResidentInputs(s, run, set);
       if (run >= options.warmup) {
         refTimes.push_back(refUs);
         candTimes.push_back(candUs);
@@ -531,7 +620,8 @@ private:
       if (run >= total - int(timed.size()))
         checkTimedRun(run, set);
     }
-    asReference([&] { refRunner->scrub(); });
+    asCandidate([&] { candRunner->unbindBuffers(); });
+    asReference([&] { refRunner->release(); });
     TimingStats refStats = summarizeTimes(refTimes);
     TimingStats candStats = summarizeTimes(candTimes);
     uint64_t bytes = getInterfaceBytes(reference);
@@ -577,11 +667,20 @@ private:
   const VerifyOptions &options;
   json entry;
   std::unique_ptr<PlanRunner> refRunner, candRunner;
+  std::unique_ptr<BlockPool> pool; ///< shared by both runners
   std::unique_ptr<DeviceChecks> checks;
   std::string loadFailure;
   std::vector<Port> inputs, outputs;
   std::vector<InputSet> sets;      ///< two when timing, else one
   std::vector<OutputState> states; ///< one per output
+  /// Per timed input set, per input port (data 0: an inout, restored per
+  /// run instead): the buffer holding it, the key of its hash, the hash.
+  struct ResidentInputs {
+    std::vector<CUdeviceptr> data;
+    std::vector<uint64_t> keys;
+    std::vector<BufferHash> hashes;
+  };
+  std::array<ResidentInputs, 2> resident;
 };
 
 /// --child-test-fault: misbehaves like a broken child would.

@@ -6,7 +6,7 @@
 // stream the host generator always drew (so seeds keep their inputs), and
 // judging elements in strided slices (one per GPU thread) and combining the
 // partial summaries in any order picks the same counts and worst element as
-// one sequential pass.
+// one sequential pass; the output poison is the same splitmix64 stream.
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,3 +151,18 @@ TEST(ElementOps, HashIsOrderFreeAndSeesEveryBit) {
 }
 
 } // namespace
+
+// The GPU poison (cuda_agent_poison) is the splitmix64 stream of its seed,
+// word by word: the bytes the host-made poison block (before the kernel) held,
+// now made for the whole buffer; two runs' seeds give unrelated patterns.
+TEST(ElementOps, PoisonIsTheSplitMixStreamOfItsSeed) {
+  for (uint64_t seed : {0ULL, 7ULL, 0x9E3779B97F4A7C15ULL}) {
+    SequentialSplitMix rng{seed};
+    for (uint64_t i = 0; i < 1000; ++i)
+      EXPECT_EQ(poisonWord(seed, i), rng.next()) << "seed " << seed << " word " << i;
+  }
+  int same = 0;
+  for (uint64_t i = 0; i < 1000; ++i)
+    same += poisonWord(1, i) == poisonWord(2, i);
+  EXPECT_EQ(same, 0);
+}
