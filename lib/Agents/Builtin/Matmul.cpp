@@ -10,8 +10,8 @@
 // loads, accumulated in f32 with fmaf; the epilogue runs on the
 // accumulators before the only store. Rows, columns and the reduced
 // dimension need not be tile multiples (bounds checks where they are not).
-// f16 and bf16 inputs are converted to f32 as the tiles are loaded.
-// Convolutions, matrix-vector products, integer
+// f16 and bf16 operands get the tensor-core kernels (MatmulMma.cpp) first
+// and these, converting to f32 as the tiles are loaded, after. Convolutions, matrix-vector products, integer
 // and f64 products and reductions after the product are not written yet:
 // their regions get no candidate and the reason.
 //
@@ -371,8 +371,8 @@ FailureOr<Variant> writeSimt(const LinalgRegion &region, const Contraction &c,
                  {launch}};
 }
 
-/// Contractions: the exact SIMT kernels, the tile that fills the device
-/// best first.
+/// Contractions: the tensor-core kernels for f16/bf16 operands, then the
+/// exact SIMT kernels, the tile that fills the device best first.
 class MatmulStrategy final : public Strategy {
 public:
   StringRef getName() const override { return "matmul"; }
@@ -389,6 +389,7 @@ public:
       list.add(failure(), reason);
       return;
     }
+    addMmaVariants(region, *c, target, list);
     SmallVector<Tiling> tilings = {
         {128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}};
     int64_t bigTiles = (c->M + 127) / 128 * ((c->N + 127) / 128) * c->batches;

@@ -64,6 +64,11 @@ FailureOr<std::string> writeEpilogue(const LinalgRegion &region,
                                      const Contraction &c, StringRef acc,
                                      unsigned &counter, std::string &why);
 
+/// Appends the tensor-core variants (MatmulMma.cpp) when both operands are
+/// f16 or both bf16 and `target` is sm_80 or later.
+void addMmaVariants(const LinalgRegion &region, const Contraction &c,
+                    const GpuTarget &target, VariantList &list);
+
 } // namespace mlir::cuda_agent::builtin
 
 #endif // CUDA_AGENT_AGENTS_BUILTIN_MATMUL_H
