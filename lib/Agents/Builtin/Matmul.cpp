@@ -8,7 +8,8 @@
 // shared-memory tiles of A and B (k-major, padded against bank conflicts),
 // each thread a TM x TN register tile read from shared memory with 16-byte
 // loads, accumulated in f32 with fmaf; the epilogue runs on the
-// accumulators before the only store. Rows, columns and the reduced
+// accumulators before the only store. f32 inputs are read as float4
+// where their rows are whole vectors. Rows, columns and the reduced
 // dimension need not be tile multiples (bounds checks where they are not).
 // f16 and bf16 operands get the tensor-core kernels (MatmulMma.cpp) first
 // and these, converting to f32 as the tiles are loaded, after. Convolutions, matrix-vector products, integer
@@ -251,6 +252,45 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
     conds.push_back("r < " + std::to_string(extent) + "LL");
   if (c.K % t.bk != 0)
     conds.push_back("k < " + std::to_string(c.K) + "LL");
+  // An f32 region input whose rows are whole 16-byte vectors is read four
+  // consecutive elements at a time: each vector is all in bounds or all
+  // out, as tiles start at multiples of 4.
+  Value operand = isA ? c.a : c.b;
+  auto arg = dyn_cast<BlockArgument>(operand);
+  int count = rows * t.bk / t.threads();
+  if (arg && elementOf(operand).isF32() && shapeOf(operand).back() % 4 == 0 &&
+      count % 4 == 0) {
+    FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
+        isA ? c.mapA : c.mapB,
+        isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
+    if (failed(idx))
+      return failure();
+    std::string text = llvm::formatv(
+        "#pragma unroll\n"
+        "    for (int p = 0; p < {0}; ++p) {{\n"
+        "      const int e = (tid + p * {1}) * 4;\n"
+        "      const int kk = {2}, rr = {3};\n"
+        "      const long long r = {4} + rr, k = k0 + kk;\n"
+        "      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n",
+        count / 4, t.threads(),
+        kFast ? "e % " + std::to_string(t.bk) : "e / " + std::to_string(rows),
+        kFast ? "e / " + std::to_string(t.bk) : "e % " + std::to_string(rows),
+        isA ? "m0" : "n0");
+    std::string load = "x = *reinterpret_cast<const float4 *>(in" +
+                       std::to_string(arg.getArgNumber()) + " + " +
+                       linearize(*idx, shapeOf(operand)) + ");\n";
+    text += conds.empty() ? "      " + load
+                          : "      if (" + join(conds, " && ") + ")\n        " +
+                                load;
+    std::string tile = isA ? "As" : "Bs";
+    const char *lanes[] = {"x", "y", "z", "w"};
+    for (int l = 0; l < 4; ++l)
+      text += "      " + tile +
+              (kFast ? "[kk + " + std::to_string(l) + "][rr]"
+                     : "[kk][rr + " + std::to_string(l) + "]") +
+              " = x." + lanes[l] + ";\n";
+    return text + "    }\n";
+  }
   std::string text = llvm::formatv(
       "#pragma unroll\n"
       "    for (int p = 0; p < {0}; ++p) {{\n"

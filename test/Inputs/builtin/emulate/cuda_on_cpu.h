@@ -18,6 +18,7 @@ inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; 
 inline double __longlong_as_double(long long i) { double f; std::memcpy(&f, &i, 8); return f; }
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
 struct uint4 { unsigned x, y, z, w; };
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 struct __half { _Float16 x; };
 struct __nv_bfloat16 { unsigned short bits; };
 inline float __half2float(__half h) { return (float)h.x; }
