@@ -67,6 +67,9 @@ if os.path.exists(os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "
 # agent=torch is built (CMake found libtorch): its tests run.
 if config.cuda_agent_have_torch.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("torch")
+# A host clang++ with C++20 (std::barrier): kernels emulated on the CPU.
+if os.path.exists(os.path.join(config.llvm_tools_dir, "clang")):
+    config.available_features.add("host-clang")
 if subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True).returncode == 0:
     config.available_features.add("numpy")
 

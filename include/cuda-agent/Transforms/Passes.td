@@ -457,8 +457,9 @@ def AgentTestBuiltinVariantsPass
     name, its launch plan and its kernel source, under a
     `// ===== <strategy> variants of @<function> =====` header (or the
     reason there is none), so that tests check kernel text without going
-    through region hashes and bundle directories. Strategies: transpose,
-    elementwise, rows-split, rows, serial-reduction. With `variant`, only
+    through region hashes and bundle directories. Strategies: matmul,
+    transpose, elementwise, rows-split, rows, serial-reduction. With
+    `variant`, only
     the variants of that name are printed. The IR is not changed.
 
     Example: `cuda-agent-opt m.mlir --agent-outline --agent-test-builtin-variants=strategy=rows -o /dev/null`

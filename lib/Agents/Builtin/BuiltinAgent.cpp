@@ -14,9 +14,11 @@
 //    blocks first (RowsSplit.cpp);
 //  - any single reduction, a thread per output element (SerialReduction.cpp).
 //
-// Each region gets several variants (threads, elements per thread, threads
-// per row); the closed loop's timing picks. Contractions and convolutions
-// are not in part 1: their regions get no candidate, with the reason.
+// Part 2 covers contractions (Matmul.cpp): register-tiled products with
+// their epilogues; only it sees regions with a product, and convolutions
+// get no candidate, with the reason. Each region gets several variants
+// (threads, elements per thread, threads per row, tiles); the closed loop's
+// timing picks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,10 +34,9 @@ using namespace mlir::cuda_agent::builtin;
 
 ArrayRef<const Strategy *> cuda_agent::builtin::getStrategies() {
   // The order is the candidates' order: the specialized form of a class
-  // before its general one. Contractions (Matmul) and convolutions (Conv)
-  // go here when they come.
+  // before its general one. Convolutions (Conv) go here when they come.
   static const Strategy *const strategies[] = {
-      &getTransposeStrategy(),       &getElementwiseStrategy(),
+      &getMatmulStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
       &getRowsSplitStrategy(),       &getRowsStrategy(),
       &getSerialReductionStrategy(),
   };
@@ -53,7 +54,11 @@ std::vector<Variant>
 cuda_agent::builtin::writeVariants(const LinalgRegion &region,
                                    const GpuTarget &target, std::string &why) {
   VariantList list;
+  bool product = hasProduct(region);
   for (const Strategy *strategy : getStrategies()) {
+    // Regions with a product are the matmul strategy's alone.
+    if (product != (strategy == &getMatmulStrategy()))
+      continue;
     std::string reason;
     if (!strategy->match(region, reason)) {
       if (list.why.empty())
@@ -80,7 +85,8 @@ public:
       return parsed.takeError();
     LinalgRegion region;
     std::string why;
-    if (failed(readLinalgRegion(parsed->func, region, why)))
+    if (failed(readLinalgRegion(parsed->func, region, why,
+                                /*allowContractions=*/true)))
       return llvm::createStringError("%s", why.c_str());
     std::vector<Variant> variants =
         writeVariants(region, getGpuTarget(task.arch.c_str()), why);

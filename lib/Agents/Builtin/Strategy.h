@@ -82,7 +82,12 @@ std::vector<Variant> writeVariants(const LinalgRegion &region,
 /// (Elementwise.cpp, Transpose.cpp); the other strategies take the rest.
 bool isElementwise(const LinalgRegion &region);
 
+/// A contraction or convolution in the region: the matmul class
+/// (Matmul.cpp), which no other strategy takes.
+bool hasProduct(const LinalgRegion &region);
+
 /// The strategies, one per file.
+const Strategy &getMatmulStrategy();
 const Strategy &getTransposeStrategy();
 const Strategy &getElementwiseStrategy();
 const Strategy &getRowsSplitStrategy();

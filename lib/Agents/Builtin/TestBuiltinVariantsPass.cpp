@@ -37,8 +37,12 @@ llvm::Expected<VariantList> writeStrategyVariants(const Strategy &strategy,
     return parsed.takeError();
   LinalgRegion region;
   std::string why;
-  if (failed(readLinalgRegion(parsed->func, region, why)))
+  if (failed(readLinalgRegion(parsed->func, region, why,
+                               /*allowContractions=*/true)))
     return llvm::createStringError("%s", why.c_str());
+  if (hasProduct(region) && &strategy != &getMatmulStrategy())
+    return llvm::createStringError("a region with a product is the matmul "
+                                   "strategy's");
   if (!strategy.match(region, why))
     return llvm::createStringError("%s",
                                    why.empty() ? "no match" : why.c_str());

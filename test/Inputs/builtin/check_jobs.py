@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Checks that the builtin agent wrote compiled candidates for every
-memory-bound region.
+memory-bound and contraction region.
 
     check_jobs.py JOBS_DIR OUTLINED.mlir...
 
 Every region that agent-outline found in the OUTLINED files (their
-`cuda_agent.region` attributes) with kind elementwise or reduction must have
-a job in JOBS_DIR/jobs.json with at least one candidate whose bundle holds a
-cubin (candidates reach the jobs only after NVRTC compiled them and their
-launch plan passed the checks); contractions and convolutions must not (part
-1 does not write them). Prints one line per region; exits 1 on a miss.
+`cuda_agent.region` attributes) with kind elementwise, reduction or
+contraction must have a job in JOBS_DIR/jobs.json with at least one candidate
+whose bundle holds a cubin (candidates reach the jobs only after NVRTC
+compiled them and their launch plan passed the checks); convolutions must not
+(no strategy writes them yet). Prints one line per region; exits 1 on a
+miss.
 """
 import json
 import os
@@ -28,10 +29,10 @@ def main():
         for region_hash, kind in re.findall(r'hash = "([0-9a-f]{64})", kind = "(\w+)"', text):
             seen += 1
             job = jobs.get(region_hash)
-            memory_bound = kind in ("elementwise", "reduction")
+            covered = kind in ("elementwise", "reduction", "contraction")
             cubins = [c for c in (job or {}).get("candidates", [])
                       if os.path.exists(os.path.join(jobs_dir, c["bundle"], "kernel.cubin"))]
-            good = bool(cubins) if memory_bound else job is None
+            good = bool(cubins) if covered else job is None
             ok = ok and good
             print(f"{'ok  ' if good else 'MISS'} {kind:<12} {region_hash[:12]} "
                   f"{len(cubins)} compiled candidate(s): {', '.join(c['name'] for c in cubins)}")

@@ -1,0 +1,448 @@
+//===- Matmul.cpp - Contractions: register-tiled products -----------------===//
+//
+// Contraction regions: one linalg.generic that is a contraction by its maps
+// (matmul, batch_matmul, either operand transposed, operands computed by
+// elementwise producers in the region), a bias or any tensor as the
+// accumulator's init, and elementwise epilogues on the product. The exact
+// SIMT kernel: a block computes a BM x BN tile of the product from BK-deep
+// shared-memory tiles of A and B (k-major, padded against bank conflicts),
+// each thread a TM x TN register tile read from shared memory with 16-byte
+// loads, accumulated in f32 with fmaf; the epilogue runs on the
+// accumulators before the only store. f32 inputs are read as float4
+// where their rows are whole vectors. Rows, columns and the reduced
+// dimension need not be tile multiples (bounds checks where they are not).
+// f16 and bf16 operands get the tensor-core kernels (MatmulMma.cpp) first
+// and these, converting to f32 as the tiles are loaded, after. Convolutions, matrix-vector products, integer
+// and f64 products and reductions after the product are not written yet:
+// their regions get no candidate and the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Matmul.h"
+#include "ElementEvaluator.h"
+#include "KernelText.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+bool cuda_agent::builtin::hasProduct(const LinalgRegion &region) {
+  return llvm::any_of(region.generics, [](linalg::GenericOp g) {
+    return isReduction(g) && (linalg::isaContractionOpInterface(g) ||
+                              linalg::isaConvolutionOpInterface(g));
+  });
+}
+
+FailureOr<Contraction>
+cuda_agent::builtin::analyzeContraction(const LinalgRegion &region,
+                                        std::string &why) {
+  Contraction c;
+  for (linalg::GenericOp g : region.generics) {
+    if (!isReduction(g))
+      continue;
+    if (linalg::isaConvolutionOpInterface(g)) {
+      why = "convolutions are not in the builtin agent yet (no direct or "
+            "implicit-GEMM kernel)";
+      return failure();
+    }
+    if (!linalg::isaContractionOpInterface(g) || c.op) {
+      why = c.op ? "a reduction after the contraction in the same region (a "
+                   "softmax, logsumexp or sum over the product) is not "
+                   "written yet"
+                 : "a reduction before the contraction in the same region";
+      return failure();
+    }
+    c.op = g;
+  }
+  if (!c.op) {
+    why = "no contraction";
+    return failure();
+  }
+  linalg::GenericOp g = c.op;
+  if (g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1) {
+    why = "a contraction with other than two operands and one result";
+    return failure();
+  }
+  c.a = g.getDpsInputOperand(0)->get();
+  c.b = g.getDpsInputOperand(1)->get();
+  c.init = g.getDpsInitOperand(0)->get();
+  c.result = g.getResult(0);
+  for (Value v : {c.a, c.b, c.result}) {
+    Type type = elementOf(v);
+    if (type.isF64()) {
+      why = "f64 contractions are not written yet (no f64 kernel)";
+      return failure();
+    }
+    if (!type.isF32() && !type.isF16() && !type.isBF16()) {
+      why = "integer contractions (i8, i32) are not written yet (no integer "
+            "kernel)";
+      return failure();
+    }
+  }
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(cast<linalg::LinalgOp>(g.getOperation()));
+  if (failed(dims)) {
+    why = "a contraction whose dimensions cannot be inferred from its maps";
+    return failure();
+  }
+  if (dims->m.size() != 1 || dims->n.size() != 1) {
+    why = dims->m.empty() || dims->n.empty()
+              ? "matrix-vector products (matvec, vecmat) are not written yet"
+              : "a contraction with several row or column dimensions";
+    return failure();
+  }
+  if (dims->k.size() != 1) {
+    why = "a contraction over several reduced dimensions";
+    return failure();
+  }
+  c.m = dims->m[0];
+  c.n = dims->n[0];
+  c.k = dims->k[0];
+  c.batch.assign(dims->batch.begin(), dims->batch.end());
+  c.ranges = g.getStaticLoopRanges();
+  if (llvm::any_of(c.ranges, ShapedType::isDynamic)) {
+    why = "dynamic shapes are not written yet";
+    return failure();
+  }
+  c.M = c.ranges[c.m];
+  c.N = c.ranges[c.n];
+  c.K = c.ranges[c.k];
+  c.batches = 1;
+  for (unsigned d : c.batch)
+    c.batches *= c.ranges[d];
+  c.mapA = g.getMatchingIndexingMap(g.getDpsInputOperand(0));
+  c.mapB = g.getMatchingIndexingMap(g.getDpsInputOperand(1));
+  c.mapC = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+  if (!c.mapA.isProjectedPermutation() || !c.mapB.isProjectedPermutation() ||
+      !c.mapC.isProjectedPermutation()) {
+    why = "a contraction map that is not a projected permutation";
+    return failure();
+  }
+  if (c.batches > 65535) {
+    why = "more than 65535 batches";
+    return failure();
+  }
+  return c;
+}
+
+SmallVector<std::string> Contraction::loopDims(StringRef m, StringRef n,
+                                               StringRef k) const {
+  SmallVector<std::string> dims(ranges.size(), "0");
+  for (auto [i, d] : llvm::enumerate(batch))
+    dims[d] = "b" + std::to_string(i);
+  dims[this->m] = m.str();
+  dims[this->n] = n.str();
+  dims[this->k] = k.str();
+  return dims;
+}
+
+std::string Contraction::batchIndices() const {
+  std::string text;
+  SmallVector<int64_t> extents;
+  for (unsigned d : batch)
+    extents.push_back(ranges[d]);
+  SmallVector<std::string> idx = delinearize("blockIdx.z", extents);
+  for (auto [i, e] : llvm::enumerate(idx))
+    text += "  const long long b" + std::to_string(i) + " = " + e + ";\n";
+  return text;
+}
+
+bool Contraction::isInnermost(Value operand, AffineMap map,
+                              unsigned dim) const {
+  return map.getNumResults() > 0 &&
+         map.getDimPosition(map.getNumResults() - 1) == dim;
+}
+
+FailureOr<std::string>
+cuda_agent::builtin::writeEpilogue(const LinalgRegion &region,
+                                   const Contraction &c, StringRef acc,
+                                   unsigned &counter, std::string &why) {
+  std::string body;
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) {
+    return eval.loadAt(i, idx);
+  };
+  FailureOr<SmallVector<std::string>> idxC =
+      applyIndexingMap(c.mapC, c.loopDims("m", "n", "0"), why);
+  if (failed(idxC))
+    return failure();
+  std::string product = acc.str();
+  if (!c.initIsSplat(region)) {
+    FailureOr<std::string> init = eval.valueAt(c.init, *idxC, why);
+    if (failed(init))
+      return failure();
+    product = writer.bind("float", *init + " + " + product);
+  }
+  Type resultType = elementOf(c.result);
+  if (!resultType.isF32())
+    product = writer.bind("float",
+                          loadAs(resultType, storeAs(resultType, product)));
+  eval.knownAt[c.result] = {*idxC, product};
+  for (auto [o, out] : llvm::enumerate(region.outputs)) {
+    if (shapeOf(out) != shapeOf(c.result)) {
+      why = "a region output of another shape than the product";
+      return failure();
+    }
+    FailureOr<std::string> value = eval.valueAt(out, *idxC, why);
+    if (failed(value)) {
+      why = "an epilogue that reads the product elsewhere than at the "
+            "element it writes (" +
+            why + ")";
+      return failure();
+    }
+    writer.append("        out" + std::to_string(o) + "[" +
+                  linearize(*idxC, shapeOf(out)) +
+                  "] = " + storeAs(elementOf(out), *value) + ";\n");
+  }
+  return body;
+}
+
+FailureOr<std::string> cuda_agent::builtin::writeOperandValue(
+    const LinalgRegion &region, const Contraction &c, bool isA, StringRef m,
+    StringRef k, unsigned &counter, std::string &value, std::string &why) {
+  std::string body;
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) {
+    return eval.loadAt(i, idx);
+  };
+  SmallVector<std::string> dims =
+      isA ? c.loopDims(m, "0", k) : c.loopDims("0", m, k);
+  FailureOr<SmallVector<std::string>> idx =
+      applyIndexingMap(isA ? c.mapA : c.mapB, dims, why);
+  if (failed(idx))
+    return failure();
+  FailureOr<std::string> v = eval.valueAt(isA ? c.a : c.b, *idx, why);
+  if (failed(v))
+    return failure();
+  value = *v;
+  return body;
+}
+
+namespace {
+
+/// The SIMT kernel's shape: a BM x BN block tile, BK-deep steps, a TM x TN
+/// register tile per thread (TM, TN multiples of 4).
+struct Tiling {
+  int bm, bn, bk, tm, tn;
+  int threads() const { return (bm / tm) * (bn / tn); }
+};
+
+/// The shared-memory tile of one operand loaded by every thread: `rows`
+/// along M (or N) and BK along K, coalesced along the operand's innermost
+/// global dimension.
+FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
+                                     const Contraction &c, const Tiling &t,
+                                     bool isA, unsigned &counter,
+                                     std::string &why) {
+  int rows = isA ? t.bm : t.bn;
+  int64_t extent = isA ? c.M : c.N;
+  bool kFast = c.isInnermost(isA ? c.a : c.b, isA ? c.mapA : c.mapB, c.k);
+  std::string value;
+  FailureOr<std::string> body = writeOperandValue(
+      region, c, isA, "r", "k", counter, value, why);
+  if (failed(body))
+    return failure();
+  SmallVector<std::string> conds;
+  if (extent % rows != 0)
+    conds.push_back("r < " + std::to_string(extent) + "LL");
+  if (c.K % t.bk != 0)
+    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  // An f32 region input whose rows are whole 16-byte vectors is read four
+  // consecutive elements at a time: each vector is all in bounds or all
+  // out, as tiles start at multiples of 4.
+  Value operand = isA ? c.a : c.b;
+  auto arg = dyn_cast<BlockArgument>(operand);
+  int count = rows * t.bk / t.threads();
+  if (arg && elementOf(operand).isF32() && shapeOf(operand).back() % 4 == 0 &&
+      count % 4 == 0) {
+    FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
+        isA ? c.mapA : c.mapB,
+        isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
+    if (failed(idx))
+      return failure();
+    std::string text = llvm::formatv(
+        "#pragma unroll\n"
+        "    for (int p = 0; p < {0}; ++p) {{\n"
+        "      const int e = (tid + p * {1}) * 4;\n"
+        "      const int kk = {2}, rr = {3};\n"
+        "      const long long r = {4} + rr, k = k0 + kk;\n"
+        "      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n",
+        count / 4, t.threads(),
+        kFast ? "e % " + std::to_string(t.bk) : "e / " + std::to_string(rows),
+        kFast ? "e / " + std::to_string(t.bk) : "e % " + std::to_string(rows),
+        isA ? "m0" : "n0");
+    std::string load = "x = *reinterpret_cast<const float4 *>(in" +
+                       std::to_string(arg.getArgNumber()) + " + " +
+                       linearize(*idx, shapeOf(operand)) + ");\n";
+    text += conds.empty() ? "      " + load
+                          : "      if (" + join(conds, " && ") + ")\n        " +
+                                load;
+    std::string tile = isA ? "As" : "Bs";
+    const char *lanes[] = {"x", "y", "z", "w"};
+    for (int l = 0; l < 4; ++l)
+      text += "      " + tile +
+              (kFast ? "[kk + " + std::to_string(l) + "][rr]"
+                     : "[kk][rr + " + std::to_string(l) + "]") +
+              " = x." + lanes[l] + ";\n";
+    return text + "    }\n";
+  }
+  std::string text = llvm::formatv(
+      "#pragma unroll\n"
+      "    for (int p = 0; p < {0}; ++p) {{\n"
+      "      const int e = tid + p * {1};\n"
+      "      const int kk = {2}, rr = {3};\n"
+      "      const long long r = {4} + rr, k = k0 + kk;\n"
+      "      float x = 0.0f;\n",
+      rows * t.bk / t.threads(), t.threads(),
+      kFast ? "e % " + std::to_string(t.bk) : "e / " + std::to_string(rows),
+      kFast ? "e / " + std::to_string(t.bk) : "e % " + std::to_string(rows),
+      isA ? "m0" : "n0");
+  std::string inner = *body + "        x = " + value + ";\n";
+  if (conds.empty())
+    text += "      {\n" + inner + "      }\n";
+  else
+    text += "      if (" + join(conds, " && ") + ") {\n" + inner + "      }\n";
+  text += std::string("      ") + (isA ? "As" : "Bs") + "[kk][rr] = x;\n    }\n";
+  return text;
+}
+
+FailureOr<Variant> writeSimt(const LinalgRegion &region, const Contraction &c,
+                             const Tiling &t, std::string &why) {
+  unsigned counter = 0;
+  int threads = t.threads(), tx = t.bn / t.tn;
+  std::string name = "matmul";
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, name, threads) + " {\n";
+  src += llvm::formatv(
+             "  __shared__ __align__(16) float As[{0}][{1} + 4];\n"
+             "  __shared__ __align__(16) float Bs[{0}][{2} + 4];\n"
+             "  const int tid = threadIdx.x;\n"
+             "  const int tx = tid % {3}, ty = tid / {3};\n"
+             "  const long long m0 = (long long)blockIdx.y * {1};\n"
+             "  const long long n0 = (long long)blockIdx.x * {2};\n",
+             t.bk, t.bm, t.bn, tx)
+             .str();
+  src += c.batchIndices();
+  std::string init = "0.0f";
+  if (c.initIsSplat(region))
+    init = region.splats.lookup(c.init);
+  src += llvm::formatv("  float acc[{0}][{1}];\n"
+                       "#pragma unroll\n"
+                       "  for (int i = 0; i < {0}; ++i)\n"
+                       "#pragma unroll\n"
+                       "    for (int j = 0; j < {1}; ++j)\n"
+                       "      acc[i][j] = {2};\n",
+                       t.tm, t.tn, init)
+             .str();
+  src += llvm::formatv("  for (long long k0 = 0; k0 < {0}LL; k0 += {1}) {{\n",
+                       c.K, t.bk)
+             .str();
+  for (bool isA : {true, false}) {
+    FailureOr<std::string> load =
+        writeTileLoad(region, c, t, isA, counter, why);
+    if (failed(load))
+      return failure();
+    src += *load;
+  }
+  // Thread (ty, tx) owns rows ty*4 + i%4 of each BM*4/TM-row quarter and
+  // likewise columns: 16-byte shared loads, consecutive output columns.
+  src += llvm::formatv(
+             "    __syncthreads();\n"
+             "#pragma unroll\n"
+             "    for (int kk = 0; kk < {0}; ++kk) {{\n"
+             "      float a[{1}], b[{2}];\n"
+             "#pragma unroll\n"
+             "      for (int q = 0; q < {1} / 4; ++q) {{\n"
+             "        const float4 v = *reinterpret_cast<const float4 *>("
+             "&As[kk][q * {3} + ty * 4]);\n"
+             "        a[q * 4] = v.x; a[q * 4 + 1] = v.y; a[q * 4 + 2] = v.z; "
+             "a[q * 4 + 3] = v.w;\n"
+             "      }\n"
+             "#pragma unroll\n"
+             "      for (int q = 0; q < {2} / 4; ++q) {{\n"
+             "        const float4 v = *reinterpret_cast<const float4 *>("
+             "&Bs[kk][q * {4} + tx * 4]);\n"
+             "        b[q * 4] = v.x; b[q * 4 + 1] = v.y; b[q * 4 + 2] = v.z; "
+             "b[q * 4 + 3] = v.w;\n"
+             "      }\n"
+             "#pragma unroll\n"
+             "      for (int i = 0; i < {1}; ++i)\n"
+             "#pragma unroll\n"
+             "        for (int j = 0; j < {2}; ++j)\n"
+             "          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);\n"
+             "    }\n"
+             "    __syncthreads();\n"
+             "  }\n",
+             t.bk, t.tm, t.tn, t.bm * 4 / t.tm, t.bn * 4 / t.tn)
+             .str();
+  FailureOr<std::string> epilogue =
+      writeEpilogue(region, c, "acc[i][j]", counter, why);
+  if (failed(epilogue))
+    return failure();
+  src += llvm::formatv(
+             "#pragma unroll\n"
+             "  for (int i = 0; i < {0}; ++i) {{\n"
+             "    const long long m = m0 + (i / 4) * {2} + ty * 4 + i % 4;\n"
+             "    if (m >= {4}LL)\n      continue;\n"
+             "#pragma unroll\n"
+             "    for (int j = 0; j < {1}; ++j) {{\n"
+             "      const long long n = n0 + (j / 4) * {3} + tx * 4 + j % 4;\n"
+             "      if (n >= {5}LL)\n        continue;\n"
+             "      {{\n",
+             t.tm, t.tn, t.bm * 4 / t.tm, t.bn * 4 / t.tn, c.M, c.N)
+             .str();
+  src += *epilogue + "      }\n    }\n  }\n}\n";
+  Launch launch{name,
+                {(c.N + t.bn - 1) / t.bn, (c.M + t.bm - 1) / t.bm, c.batches},
+                {threads, 1, 1}};
+  if (launch.grid[1] > 65535) {
+    why = "more than 65535 row tiles";
+    return failure();
+  }
+  return Variant{llvm::formatv("simt-{0}x{1}x{2}-t{3}x{4}", t.bm, t.bn, t.bk,
+                               t.tm, t.tn)
+                     .str(),
+                 src,
+                 {launch}};
+}
+
+/// Contractions: the tensor-core kernels for f16/bf16 operands, then the
+/// exact SIMT kernels, the tile that fills the device best first.
+class MatmulStrategy final : public Strategy {
+public:
+  StringRef getName() const override { return "matmul"; }
+
+  bool match(const LinalgRegion &region, std::string &why) const override {
+    return succeeded(analyzeContraction(region, why));
+  }
+
+  void addVariants(const LinalgRegion &region, const GpuTarget &target,
+                   VariantList &list) const override {
+    std::string reason;
+    FailureOr<Contraction> c = analyzeContraction(region, reason);
+    if (failed(c)) {
+      list.add(failure(), reason);
+      return;
+    }
+    addMmaVariants(region, *c, target, list);
+    SmallVector<Tiling> tilings = {
+        {128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}};
+    int64_t bigTiles = (c->M + 127) / 128 * ((c->N + 127) / 128) * c->batches;
+    if (bigTiles < target.smCount)
+      std::reverse(tilings.begin(), tilings.end());
+    for (const Tiling &t : tilings)
+      list.add(writeSimt(region, *c, t, reason), reason);
+  }
+};
+
+} // namespace
+
+const Strategy &cuda_agent::builtin::getMatmulStrategy() {
+  static const MatmulStrategy strategy;
+  return strategy;
+}

@@ -1,0 +1,74 @@
+// Runs a builtin-agent CUDA kernel on the CPU for emulate_matmul.py: each
+// CUDA thread of a block is a std::thread, __syncthreads a std::barrier,
+// __shared__ arrays statics (one block runs at a time), f16/bf16 clang's
+// _Float16/__bf16, and a warp's mma.sync m16n8k16 an exchange of the lanes'
+// fragments through memory laid out as the PTX ISA specifies.
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+struct Dim3 { int x = 0, y = 0, z = 0; };
+thread_local Dim3 threadIdx, blockIdx;
+Dim3 blockDim, gridDim;
+std::barrier<> *blockBarrier;
+inline void __syncthreads() { blockBarrier->arrive_and_wait(); }
+inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline double __longlong_as_double(long long i) { double f; std::memcpy(&f, &i, 8); return f; }
+struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+struct uint4 { unsigned x, y, z, w; };
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+struct __half { _Float16 x; };
+struct __nv_bfloat16 { unsigned short bits; };
+inline float __half2float(__half h) { return (float)h.x; }
+inline __half __float2half_rn(float f) { return {(_Float16)f}; }
+inline float __bfloat162float(__nv_bfloat16 h) {
+  unsigned u = unsigned(h.bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline __nv_bfloat16 __float2bfloat16_rn(float f) { // finite values
+  unsigned u;
+  std::memcpy(&u, &f, 4);
+  return {(unsigned short)((u + 0x7fff + ((u >> 16) & 1)) >> 16)};
+}
+inline float toFloat(__half h) { return __half2float(h); }
+inline float toFloat(__nv_bfloat16 h) { return __bfloat162float(h); }
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(n)
+#define __restrict__
+#define asm(...) (void)0
+
+static unsigned fragA[64][32][4], fragB[64][32][2];
+template <class T> float lane(unsigned reg, int high) {
+  unsigned short bits = high ? reg >> 16 : reg & 0xffff;
+  T value;
+  std::memcpy(&value, &bits, 2);
+  return toFloat(value);
+}
+/// D = A * B + C for one warp: A 16x16 row-major, B 16x8 column-major.
+template <class T> void mma_m16n8k16(float *c, const unsigned *a, const unsigned *b) {
+  int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  for (int q = 0; q < 4; ++q) fragA[w][l][q] = a[q];
+  for (int q = 0; q < 2; ++q) fragB[w][l][q] = b[q];
+  __syncthreads();
+  auto A = [&](int row, int k) {
+    return lane<T>(fragA[w][(row % 8) * 4 + (k % 8) / 2][(row >= 8) + 2 * (k >= 8)], k % 2);
+  };
+  auto B = [&](int k, int n) { return lane<T>(fragB[w][n * 4 + (k % 8) / 2][k >= 8], k % 2); };
+  int g = l / 4, tig = l % 4;
+  for (int q = 0; q < 4; ++q) {
+    int row = g + (q / 2) * 8, col = 2 * tig + q % 2;
+    float s = c[q];
+    for (int k = 0; k < 16; ++k)
+      s += A(row, k) * B(k, col);
+    c[q] = s;
+  }
+  __syncthreads();
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Runs the builtin agent's matmul candidates on the CPU and compares them
+with a double-precision reference.
+
+    emulate_matmul.py CLANG JOBS_DIR
+
+For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
+contractions of Inputs/builtin/matmul_shapes.mlir and bench's
+matmul_f16_f32acc), each candidate's kernel.cu is compiled by CLANG for the
+host with cuda_on_cpu.h (threads as std::threads, mma.sync emulated from
+the PTX ISA's fragment layout) and run over its plan's grid. Prints one line
+per candidate; exits 1 when one is off by more than the case's tolerance or
+when no candidate was run.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# function: (M, N, K, batch, A type, B type, A[b, m, k], B[b, k, n],
+#            reference from the sum s, kernel arguments, tolerance)
+CASES = {
+    "bias_relu_odd": (100, 70, 37, 1, "float", "float", "A[m * K + k]", "B[k * N + n]",
+                              "std::max(0.0, s + bias[n])", "A.data(), B.data(), bias.data(), out.data()", 1e-4),
+    "a_transposed": (130, 96, 53, 1, "float", "float", "A[k * M + m]", "B[k * N + n]",
+                             "s", "A.data(), B.data(), out.data()", 1e-4),
+    "b_transposed_scaled": (192, 72, 200, 1, "float", "float", "A[m * K + k]", "B[n * K + k]",
+                                    "s * 0.125", "A.data(), B.data(), out.data()", 1e-4),
+    "batched_bf16": (33, 65, 40, 3, "__nv_bfloat16", "__nv_bfloat16", "A[(bt * M + m) * K + k]",
+                             "B[(bt * K + k) * N + n]", "s", "A.data(), B.data(), out.data()", 1e-3),
+    "matmul_f16_f32acc": (256, 256, 256, 1, "__half", "__half", "A[m * K + k]", "B[k * N + n]",
+                                  "s", "A.data(), B.data(), out.data()", 1e-3),
+}
+MMA = re.compile(r'asm volatile\("mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.(\w+)\.\w+\.f32[^;]*;\\n"[^;]*;', re.S)
+
+
+def run(clang, jobs_dir, job, cand, work):
+    m, n, k, batch, ta, tb, a_at, b_at, epilogue, args, tol = CASES[job["function"]]
+    bundle = os.path.join(jobs_dir, cand["bundle"])
+    source = open(os.path.join(bundle, "kernel.cu")).read()
+    source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
+    source = MMA.sub(lambda x: "mma_m16n8k16<%s>(acc[i][j], a[i], b[j]);"
+                     % ("__nv_bfloat16" if x.group(1) == "bf16" else "__half"), source)
+    kernel = os.path.join(work, "kernel.cu")
+    open(kernel, "w").write(source)
+    launch = json.load(open(os.path.join(bundle, "plan.json")))["launches"][0]
+    (gx, gy, gz), threads = launch["grid"], launch["block"][0]
+    defines = {"KERNEL": f'"{kernel}"', "CASE_M": m, "CASE_N": n, "CASE_K": k, "CASE_BATCH": batch,
+               "TA": ta, "TB": tb, "A_AT(bt,m,k)": a_at, "B_AT(bt,k,n)": b_at, "EPILOGUE": epilogue,
+               "ARGS": args, "THREADS": threads, "GRID_X": gx, "GRID_Y": gy, "GRID_Z": gz}
+    exe = os.path.join(work, "run")
+    cmd = [clang, "-x", "c++", "-std=c++20", "-O1", "-w", "-I", HERE,
+           *[f"-D{key}={value}" for key, value in defines.items()],
+           os.path.join(HERE, "harness.cpp"), "-o", exe, "-lstdc++", "-lm", "-pthread"]
+    built = subprocess.run(cmd, capture_output=True, text=True)
+    if built.returncode != 0:
+        return None, built.stderr[-2000:]
+    err = float(subprocess.run([exe], capture_output=True, text=True, check=True).stdout)
+    return err, tol
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    clang, jobs_dir = sys.argv[1:]
+    ok, seen = True, 0
+    with tempfile.TemporaryDirectory() as work:
+        for job in json.load(open(os.path.join(jobs_dir, "jobs.json")))["jobs"]:
+            if job["function"] not in CASES:
+                continue
+            for cand in job["candidates"]:
+                seen += 1
+                err, tol = run(clang, jobs_dir, job, cand, work)
+                if err is None:
+                    print(f"FAIL {job['function']} {cand['name']}: does not build\n{tol}")
+                    ok = False
+                    continue
+                good = err <= tol
+                ok = ok and good
+                print(f"{'ok  ' if good else 'FAIL'} {job['function']} {cand['name']} max_abs_err {err:.2g}")
+    if seen == 0:
+        print("no candidates of the cases")
+        return 1
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

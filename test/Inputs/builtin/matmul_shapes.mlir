@@ -1,0 +1,79 @@
+// Contractions the matmul strategy covers, in shapes that are not tile
+// multiples: a bias broadcast as the accumulator's init with a relu
+// epilogue, A transposed by its map, B transposed by its map, a bf16
+// batched product with f32 accumulation, and f16 operands cast in the
+// region.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+func.func @bias_relu_odd(%a: tensor<100x37xf32>, %b: tensor<37x70xf32>, %bias: tensor<70xf32>) -> tensor<100x70xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<100x70xf32>
+  %init = linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<70xf32>) outs(%e : tensor<100x70xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<100x70xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<100x37xf32>, tensor<37x70xf32>) outs(%init : tensor<100x70xf32>) -> tensor<100x70xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<100x70xf32>) outs(%e : tensor<100x70xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<100x70xf32>
+  return %r : tensor<100x70xf32>
+}
+
+func.func @a_transposed(%a: tensor<53x130xf32>, %b: tensor<53x96xf32>) -> tensor<130x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<130x96xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<130x96xf32>) -> tensor<130x96xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<53x130xf32>, tensor<53x96xf32>) outs(%acc : tensor<130x96xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<130x96xf32>
+  return %r : tensor<130x96xf32>
+}
+
+func.func @b_transposed_scaled(%a: tensor<192x200xf32>, %b: tensor<72x200xf32>) -> tensor<192x72xf32> {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.125 : f32
+  %e = tensor.empty() : tensor<192x72xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<192x72xf32>) -> tensor<192x72xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<192x200xf32>, tensor<72x200xf32>) outs(%acc : tensor<192x72xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<192x72xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<192x72xf32>) outs(%e : tensor<192x72xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %scale : f32
+    linalg.yield %y : f32
+  } -> tensor<192x72xf32>
+  return %r : tensor<192x72xf32>
+}
+
+func.func @batched_bf16(%a: tensor<3x33x40xbf16>, %b: tensor<3x40x65xbf16>) -> tensor<3x33x65xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x33x65xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<3x33x65xf32>) -> tensor<3x33x65xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<3x33x40xbf16>, tensor<3x40x65xbf16>) outs(%acc : tensor<3x33x65xf32>) -> tensor<3x33x65xf32>
+  return %r : tensor<3x33x65xf32>
+}
+
+func.func @f16_to_f16(%a: tensor<64x128xf16>, %b: tensor<128x48xf16>) -> tensor<64x48xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<64x48xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<64x48xf16>) -> tensor<64x48xf16>
+  %r = linalg.matmul ins(%a, %b : tensor<64x128xf16>, tensor<128x48xf16>) outs(%acc : tensor<64x48xf16>) -> tensor<64x48xf16>
+  return %r : tensor<64x48xf16>
+}
