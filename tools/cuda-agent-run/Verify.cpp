@@ -1,7 +1,7 @@
 //===- Verify.cpp - Candidate verification against a reference --*- C++ -*-===//
 //
-// The parent side (verifyBundles) checks plans and drives one child per
-// candidate; the child side (verifyOne) holds a PlanRunner for the reference
+// The child side of verification (verifyOne; the parent, verifyBundles, is
+// VerifyBundles.cpp): it holds a PlanRunner for the reference
 // and one for the candidate in the same context and runs the trials. Inside
 // the child a candidate's failure of any kind travels as CandidateRejected
 // and ends as a "fail" verdict; a RunnerError there is the reference's (or
@@ -11,7 +11,6 @@
 
 #include "Verify.h"
 
-#include "Child.h"
 #include "DeviceChecks.h"
 #include "Driver.h"
 #include "Floors.h"
@@ -28,7 +27,6 @@
 #include <cstring>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <unistd.h>
 
 using namespace mlir::cuda_agent;
@@ -718,108 +716,4 @@ json mlir::cuda_agent::verifyOne(const fs::path &referencePath,
   json entry = verifier->run();
   entry["phase_s"]["setup"] = setup; // driver, contexts, modules, buffers
   return {{"status", "ok"}, {"candidate", std::move(entry)}};
-}
-
-//===----------------------------------------------------------------------===//
-// The parent: plans, children, summary
-//===----------------------------------------------------------------------===//
-
-/// Returns the last line of `output` that parses as a JSON object, or {}.
-static json parseChildOutput(const std::string &output) {
-  std::istringstream lines(output);
-  json last = json::object();
-  for (std::string line; std::getline(lines, line);) {
-    json parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_object())
-      last = std::move(parsed);
-  }
-  return last;
-}
-
-json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
-                                     const std::vector<fs::path> &candidatePaths,
-                                     const VerifyOptions &options,
-                                     ExitCode &exitCode) {
-  exitCode = kExitOk;
-  Plan reference = withContext("reference", [&] { return loadPlan(referencePath); });
-  json summary = makeVerifySummary(referencePath);
-
-  // Every plan is checked before any child touches the GPU.
-  std::vector<json> entries;
-  std::vector<bool> runnable;
-  std::vector<std::string> rejected;
-  for (const fs::path &path : candidatePaths) {
-    std::string reason, state;
-    try {
-      Plan plan = loadPlan(path);
-      reason = findInterfaceMismatch(reference, plan);
-      // State that outlives a launch is a verdict, not a bad plan: no child
-      // is started for it.
-      StateFinding finding = reason.empty() ? findCandidateState(plan) : StateFinding();
-      if (!finding.uninspectable)
-        state = finding.reason;
-    } catch (const RunnerError &error) {
-      reason = std::string("bad plan: ") + error.what();
-    }
-    std::string verdict = reason.empty() ? state : reason;
-    entries.push_back(verdict.empty() ? makeCandidateEntry(path)
-                                      : makeFailedCandidateEntry(path, verdict));
-    runnable.push_back(verdict.empty());
-    if (!reason.empty())
-      rejected.push_back(path.string() + ": " + reason);
-  }
-
-  std::string self = runnable.empty() ? "" : getSelfExecutable();
-  std::vector<double> childSeconds(candidatePaths.size(), -1);
-  for (size_t i = 0; i < candidatePaths.size(); ++i) {
-    if (!runnable[i])
-      continue;
-    std::vector<std::string> argv = {self, "--verify-one", referencePath.string(),
-                                     candidatePaths[i].string()};
-    for (std::string &arg : options.toChildArgs())
-      argv.push_back(std::move(arg));
-    auto started = std::chrono::steady_clock::now();
-    ChildResult child = runChild(argv, options.timeoutSeconds);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    childSeconds[i] = seconds;
-    json result = parseChildOutput(child.output);
-    bool exited = child.ending == ChildResult::Ending::Exited;
-    if (result.value("status", "") == "ok" && result.contains("candidate")) {
-      // A verdict printed counts even if the child then hung or crashed in
-      // its teardown (a broken context can do that); the note says so.
-      entries[i] = result["candidate"];
-      if (!exited || child.exitCode != 0)
-        entries[i]["note"] = "runner " + child.describe() + " after its verdict";
-      if (summary["reference"]["time"].is_null() && entries[i].contains("ref_time"))
-        summary["reference"]["time"] = entries[i]["ref_time"];
-    } else if (exited && result.value("status", "") == "error") {
-      // The child could not verify at all: the reference failed, or there is
-      // no GPU. Nothing else can run either.
-      summary[wire::kStatus] = wire::kStatusError;
-      summary[wire::kError] = result.value("error", std::string("unknown error"));
-      exitCode = ExitCode(result.value("exit_code", int(kExitCuda)));
-      break;
-    } else {
-      entries[i] = makeFailedCandidateEntry(candidatePaths[i],
-                                   "runner " + child.describe() +
-                                       (exited ? " without a result" : ""));
-    }
-  }
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (i < childSeconds.size() && childSeconds[i] >= 0)
-      entries[i]["verify_s"] = childSeconds[i]; // the child's wall time
-    summary[wire::kCandidates].push_back(std::move(entries[i]));
-  }
-
-  if (summary[wire::kStatus] == wire::kStatusOk && !rejected.empty()) {
-    summary[wire::kStatus] = wire::kStatusError;
-    std::string message = std::to_string(rejected.size()) + " candidate plan" +
-                          (rejected.size() == 1 ? "" : "s") + " rejected";
-    for (const std::string &reason : rejected)
-      message += "; " + reason;
-    summary[wire::kError] = message;
-    exitCode = kExitUsage;
-  }
-  return summary;
 }
