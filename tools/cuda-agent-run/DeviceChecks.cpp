@@ -206,14 +206,7 @@ DeviceComparison DeviceChecks::compare(const DeviceCopy &expected, CUdeviceptr g
     DeviceComparison result;
     Comparison &c = result.comparison;
     c.numElements = count;
-    c.numBad = total.numBad;
-    c.ok = total.numBad == 0;
-    bool seen = total.worst != ~uint64_t(0);
-    c.worst = seen ? total.worst : 0;
-    c.got = seen ? total.got : 0;
-    c.expected = seen ? total.expected : 0;
-    c.maxAbsErr = total.maxAbsErr;
-    c.maxRelErr = total.maxRelErr;
+    setVerdict(c, total);
     c.scale = tolerance.exact ? 0 : expected.scale;
     result.gotBits = total.gotBits;
     result.gotHash = {total.hash[0], total.hash[1]};

@@ -92,6 +92,12 @@ Comparison mlir::cuda_agent::compareElements(DType type,
                      decodeFloat(type, got + i * size), bitsAt(got, i), tolerance.rtol,
                      atol);
   }
+  setVerdict(result, partial);
+  return result;
+}
+
+void mlir::cuda_agent::setVerdict(Comparison &result,
+                                  const elements::ComparePartial &partial) {
   result.numBad = partial.numBad;
   result.ok = partial.numBad == 0;
   bool seen = partial.worst != ~uint64_t(0);
@@ -100,7 +106,6 @@ Comparison mlir::cuda_agent::compareElements(DType type,
   result.expected = seen ? partial.expected : 0;
   result.maxAbsErr = partial.maxAbsErr;
   result.maxRelErr = partial.maxRelErr;
-  return result;
 }
 
 std::vector<int64_t>

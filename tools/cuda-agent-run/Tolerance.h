@@ -24,6 +24,7 @@
 #define CUDA_AGENT_RUN_TOLERANCE_H
 
 #include "DType.h"
+#include "ElementOps.h"
 
 #include <cstdint>
 #include <string>
@@ -56,6 +57,10 @@ struct Comparison {
   double maxRelErr = 0;  ///< same, where expected != 0
   double scale = 0;      ///< max finite |expected|
 };
+
+/// Sets `result`'s verdict (ok, bad count, worst element, largest errors)
+/// from the merged per-element partial of a comparison, host or GPU.
+void setVerdict(Comparison &result, const elements::ComparePartial &partial);
 
 /// Compares `numElements` elements of `type` with `tolerance`; `expected` and
 /// `got` hold the raw little-endian bytes.
