@@ -173,22 +173,20 @@ cuda_agent_unmask(const void *store, uint64_t key, void *out, uint64_t count, ui
 /// only) and writes per block the largest finite |element| (floats) and the
 /// hash of `src`.
 ///
-/// With `hashKey` nonzero the hash is of the elements XOR the mask of
-/// `hashKey` (a keyed hash: a kernel that does not know the key cannot make
-/// a change that keeps it).
+/// With `hashKey` nonzero the hash is keyed (hashElement: a kernel that
+/// does not know the key cannot make a change that keeps it).
 extern "C" __global__ void __launch_bounds__(kBlock)
 cuda_agent_capture(const void *src, void *store, uint64_t count, uint32_t kind,
                    uint64_t key, CapturePartial *partials, uint64_t hashKey) {
   __shared__ CapturePartial shared[kBlock];
   unsigned size = kindSize(kind);
-  uint64_t sizeMask = size == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * size)) - 1;
   CapturePartial mine = {0, {0, 0}};
   gridLoop(
       count, [&](uint64_t i) { return loadBits(src, i, size); },
       [&](uint64_t i, uint64_t bits) {
         if (store)
           storeBits(store, i, size, bits ^ maskOf(key, i));
-        hashElement(mine.hash, i, hashKey ? (bits ^ maskOf(hashKey, i)) & sizeMask : bits);
+        hashElement(mine.hash, i, bits, hashKey);
         if (isFloatKind(kind)) {
           double value = fabs(decodeFloatBits(kind, bits));
           if (value - value == 0 && value > mine.scale)

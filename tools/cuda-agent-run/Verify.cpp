@@ -22,6 +22,7 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -72,6 +73,56 @@ static json describeTiming(const TimingStats &stats, int warmup) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+
+/// Timed runs whose reference and candidate together take at least this
+/// long (the first timed run says) are few: a warm-up of one and as many
+/// runs as fit kTimedKernelBudgetUs, at least kMinTimedRuns. A multi-ms
+/// kernel's median is steady over a handful of runs, and every timed run
+/// costs the verifier its preparation and input check besides the kernels.
+constexpr double kSlowTimedRunUs = 1000;
+/// The kernel time (reference + candidate) that timed runs of slow plans
+/// add up to.
+constexpr double kTimedKernelBudgetUs = 50000;
+/// The fewest timed runs of a slow plan (two input sets, so each is timed
+/// at least twice).
+constexpr int kMinTimedRuns = 5;
+
+/// Wall seconds the verifier spends per named part of a phase, summed over
+/// the phase (the result's "trial_phase_s" and "timing_phase_s"): where the
+/// verifier's own time goes, beyond the kernels.
+class PartClock {
+public:
+  /// Runs `body`, adding its wall time to part `name`.
+  template <typename Body>
+  auto measure(const char *name, Body &&body) -> decltype(body()) {
+    Scope scope{*this, name, std::chrono::steady_clock::now()};
+    return body();
+  }
+  json toJson() const {
+    json parts = json::object();
+    for (const auto &[name, seconds] : totals)
+      parts[name] = seconds;
+    return parts;
+  }
+
+private:
+  struct Scope {
+    PartClock &clock;
+    const char *name;
+    std::chrono::steady_clock::time_point start;
+    ~Scope() {
+      double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for (auto &[part, total] : clock.totals)
+        if (part == name) {
+          total += seconds;
+          return;
+        }
+      clock.totals.push_back({name, seconds});
+    }
+  };
+  std::vector<std::pair<std::string, double>> totals;
+};
 
 /// A verdict: the candidate failed a check. The message is the reason.
 class CandidateRejected : public std::runtime_error {
@@ -202,6 +253,9 @@ public:
     } catch (const CandidateRejected &rejection) {
       markFailed(entry, rejection.what());
     }
+    entry["trial_phase_s"] = trialParts.toJson();
+    if (options.time)
+      entry["timing_phase_s"] = timingParts.toJson();
     return entry;
   }
 
@@ -377,28 +431,36 @@ private:
                               getDistributionName(distribution) + ")";
       json trial = {{"trial", t}, {"distribution", getDistributionName(distribution)}};
       InputSet &set = getSetOfTrial(t);
-      asReference([&] { makeInputs(set, t, {options.seed * 1000 + t, distribution}); });
-      runReference(set);
-      asCandidate([&] { candRunner->reallocate(); });
-      runCandidate(set);
-      saveCandidateOutputs();
-      runCandidate(set, /*restoreInputs=*/false);
+      trialParts.measure("inputs", [&] {
+        asReference([&] { makeInputs(set, t, {options.seed * 1000 + t, distribution}); });
+      });
+      trialParts.measure("reference", [&] { runReference(set); });
+      trialParts.measure("candidate", [&] {
+        asCandidate([&] { candRunner->reallocate(); });
+        runCandidate(set);
+        saveCandidateOutputs();
+        runCandidate(set, /*restoreInputs=*/false);
+      });
 
-      for (size_t o = 0; o < outputs.size(); ++o) {
-        std::string difference = describeChangeSinceSaved(o);
-        if (!difference.empty())
-          rejectTrial(trial, "outputs differ between two identical runs (race): " +
-                                 outputs[o].spec->name + " first differs at " +
-                                 difference + " on " + trialName);
-      }
+      trialParts.measure("race_check", [&] {
+        for (size_t o = 0; o < outputs.size(); ++o) {
+          std::string difference = describeChangeSinceSaved(o);
+          if (!difference.empty())
+            rejectTrial(trial, "outputs differ between two identical runs (race): " +
+                                   outputs[o].spec->name + " first differs at " +
+                                   difference + " on " + trialName);
+        }
+      });
 
       std::vector<DeviceComparison> comparisons;
-      for (size_t o = 0; o < outputs.size(); ++o)
-        comparisons.push_back(asCandidate([&] {
-          return checks->compare(set.expected[o],
-                                 pointerOf(*candRunner, outputs[o], true),
-                                 *outputs[o].spec, toleranceOf(*outputs[o].spec));
-        }));
+      trialParts.measure("compare", [&] {
+        for (size_t o = 0; o < outputs.size(); ++o)
+          comparisons.push_back(asCandidate([&] {
+            return checks->compare(set.expected[o],
+                                   pointerOf(*candRunner, outputs[o], true),
+                                   *outputs[o].spec, toleranceOf(*outputs[o].spec));
+          }));
+      });
 
       if (t > 1)
         for (size_t o = 0; o < outputs.size(); ++o)
@@ -593,33 +655,58 @@ private:
   /// every run and the last run on each set checked in full; then one more
   /// checked candidate run (a kernel may change behaviour after many
   /// launches) and the roofline and compute floors.
+  /// The preparation of timed runs is measured apart from their kernels
+  /// (it synchronizes, so that its kernels are not counted in the runs').
   void runTiming() {
-    std::array<InputSet *, 2> timed = takeTimingSets();
-    bindResidentInputs(timed);
+    std::array<InputSet *, 2> timed;
+    timingParts.measure("input_sets", [&] {
+      timed = takeTimingSets();
+      bindResidentInputs(timed);
+    });
     std::vector<double> refTimes, candTimes;
-    int total = options.warmup + options.runs;
-    for (int run = 0; run < total; ++run) {
+    int warmup = options.warmup, runs = options.runs;
+    auto synchronize = [&] { CU_CHECK(driver, cuStreamSynchronize, nullptr); };
+    for (int run = 0; run < warmup + runs; ++run) {
       size_t s = size_t(run) % timed.size();
       const InputSet &set = *timed[s];
       asCandidate([&] { bindSet(s); });
-      double refUs = asReference([&] {
-        prepare(*refRunner, reference, false, set, run);
-        return refRunner->timeOnce();
+      timingParts.measure("prepare_reference", [&] {
+        asReference([&] {
+          prepare(*refRunner, reference, false, set, run);
+          synchronize();
+        });
       });
-      double candUs = asCandidate([&] {
-        prepare(*candRunner, candidate, true, set, run);
-        return candRunner->timeOnce();
+      double refUs = timingParts.measure(
+          "reference_runs", [&] { return asReference([&] { return refRunner->timeOnce(); }); });
+      timingParts.measure("prepare_candidate", [&] {
+        asCandidate([&] {
+          prepare(*candRunner, candidate, true, set, run);
+          synchronize();
+        });
       });
-      checkResidentInputs(s, run, set);
-      if (run >= options.warmup) {
+      double candUs = timingParts.measure(
+          "candidate_runs", [&] { return asCandidate([&] { return candRunner->timeOnce(); }); });
+      timingParts.measure("input_checks", [&] { checkResidentInputs(s, run, set); });
+      if (run == 0 && refUs + candUs >= kSlowTimedRunUs) {
+        // Slow plans: few runs (see kSlowTimedRunUs); this one is the
+        // warm-up, or the first timed run when none was asked for.
+        warmup = std::min(warmup, 1);
+        runs = std::min(options.runs,
+                        std::max(kMinTimedRuns,
+                                 int(std::ceil(kTimedKernelBudgetUs / (refUs + candUs)))));
+      }
+      if (run >= warmup) {
         refTimes.push_back(refUs);
         candTimes.push_back(candUs);
       }
-      if (run >= total - int(timed.size()))
-        checkTimedRun(run, set);
+      if (run >= warmup + runs - int(timed.size()))
+        timingParts.measure("output_checks", [&] { checkTimedRun(run, set); });
     }
-    asCandidate([&] { candRunner->unbindBuffers(); });
-    asReference([&] { refRunner->release(); });
+    int total = warmup + runs;
+    timingParts.measure("release", [&] {
+      asCandidate([&] { candRunner->unbindBuffers(); });
+      asReference([&] { refRunner->release(); });
+    });
     TimingStats refStats = summarizeTimes(refTimes);
     TimingStats candStats = summarizeTimes(candTimes);
     uint64_t bytes = getInterfaceBytes(reference);
@@ -633,18 +720,20 @@ private:
     entry["roofline_floor_us"] = floorUs;
     entry["compute_floor_us"] = flops > 0 ? json(computeFloorUs) : json(nullptr);
     entry["timed_input_sets"] = std::min(total, int(timed.size()));
-    entry["ref_time"] = describeTiming(refStats, options.warmup);
-    entry["cand_time"] = describeTiming(candStats, options.warmup);
+    entry["ref_time"] = describeTiming(refStats, warmup);
+    entry["cand_time"] = describeTiming(candStats, warmup);
 
     // The saved copies hold the last trial's first run.
-    runCandidate(*timed[0]);
-    for (size_t o = 0; o < outputs.size(); ++o) {
-      std::string difference = describeChangeSinceSaved(o);
-      if (!difference.empty())
-        throw CandidateRejected("output " + outputs[o].spec->name +
-                                " changed after the timing runs at " + difference +
-                                " (the kernel behaves differently when run many times)");
-    }
+    timingParts.measure("after_timing", [&] {
+      runCandidate(*timed[0]);
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        std::string difference = describeChangeSinceSaved(o);
+        if (!difference.empty())
+          throw CandidateRejected("output " + outputs[o].spec->name +
+                                  " changed after the timing runs at " + difference +
+                                  " (the kernel behaves differently when run many times)");
+      }
+    });
     if (candStats.medianUs < options.rooflineMargin * floorUs)
       throw CandidateRejected(
           "faster than the roofline floor: " + formatNumber(candStats.medianUs) +
@@ -679,6 +768,7 @@ private:
     std::vector<BufferHash> hashes;
   };
   std::array<ResidentInputs, 2> resident;
+  PartClock trialParts, timingParts; ///< where the phases' time goes
 };
 
 /// --child-test-fault: misbehaves like a broken child would.

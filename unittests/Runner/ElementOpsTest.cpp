@@ -150,6 +150,23 @@ TEST(ElementOps, HashIsOrderFreeAndSeesEveryBit) {
   EXPECT_NE(forward[0], swapped[0]);
 }
 
+// A keyed hash (the timed runs' resident inputs) depends on the key, and a
+// change of one element shows under any key.
+TEST(ElementOps, KeyedHashDependsOnTheKey) {
+  uint64_t plain[2] = {0, 0}, keyA[2] = {0, 0}, keyB[2] = {0, 0}, changed[2] = {0, 0};
+  for (uint64_t i = 0; i < 100; ++i) {
+    hashElement(plain, i, i * 3);
+    hashElement(keyA, i, i * 3, 0x1234567ULL);
+    hashElement(keyB, i, i * 3, 0x7654321ULL);
+    hashElement(changed, i, i == 9 ? 28 : i * 3, 0x1234567ULL);
+  }
+  EXPECT_NE(plain[0], keyA[0]);
+  EXPECT_NE(keyA[0], keyB[0]);
+  EXPECT_NE(keyA[1], keyB[1]);
+  EXPECT_NE(keyA[0], changed[0]);
+  EXPECT_NE(keyA[1], changed[1]);
+}
+
 } // namespace
 
 // The GPU poison (cuda_agent_poison) is the splitmix64 stream of its seed,
