@@ -11,6 +11,7 @@
 #include "Generator.h"
 
 #include "cuda-agent/Outline/ElementTypes.h"
+#include "cuda-agent/Pipelines/OracleBuilder.h"
 #include "cuda-agent/Splice/KernelSplicer.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -182,6 +183,24 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
       report.reason = diagnostics.str();
       return recordDecision(report, -1);
     }
+  }
+  // The region promoted to f64 and lowered the same way, inside the
+  // reference's bundle: the verifier measures the reference's and each
+  // candidate's error against it. Only for regions that reduce, where the
+  // default lowering's sequential sum is the inaccurate side (an elementwise
+  // region's f64 copy would only cost memory). Best effort: a region that
+  // cannot be promoted (or is f64 already) is verified against the
+  // reference alone.
+  if (task.reductionLength > 1) {
+    DiagnosticCollector diagnostics(context);
+    DefaultLoweringOptions lowering;
+    lowering.chip = options.chip;
+    lowering.features = options.features;
+    FailureOr<LaunchPlan> oracle = lowerF64Oracle(func, lowering);
+    if (succeeded(oracle))
+      (void)writeBundle(*oracle,
+                        joinPath(regionDir, "reference/" + kOracleBundleName.str()),
+                        func.getLoc());
   }
 
   CompileOptions compileOptions;

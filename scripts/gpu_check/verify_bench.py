@@ -23,6 +23,9 @@ TOTAL_BUDGET_S = 30.0
 def kernel_seconds(entry: dict, trials: int, warmup: int, runs: int) -> float:
     """The kernel time inside one candidate's child: reference and candidate runs."""
     ref_us, cand_us = entry.get("ref_us") or 0.0, entry.get("cand_us") or 0.0
+    # The runner takes fewer timed runs of slow plans; it says how many.
+    timed = entry.get("ref_time") or {}
+    warmup, runs = timed.get("warmup", warmup), timed.get("runs", runs)
     ref_runs = trials + warmup + runs           # one checked run per trial, then timing
     cand_runs = 2 * trials + warmup + runs + 1  # two per trial, timing, one after
     return (ref_us * ref_runs + cand_us * cand_runs) * 1e-6
@@ -87,6 +90,13 @@ def main(argv: list[str]) -> int:
             if entry.get("phase_s"):
                 print("  phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in entry["phase_s"].items()))
                 row["phase_s"] = entry["phase_s"]
+            for parts in ("trial_phase_s", "timing_phase_s"):
+                if entry.get(parts):
+                    print(f"  {parts}: " + ", ".join(f"{k} {v:.3f}" for k, v in entry[parts].items()))
+                    row[parts] = entry[parts]
+            if entry.get("ref_time"):
+                row["timed_runs"] = entry["ref_time"].get("runs")
+                row["warmup"] = entry["ref_time"].get("warmup")
             if entry.get("verify") != "pass":
                 print(f"  reason: {entry.get('reason')}")
                 ok = False
