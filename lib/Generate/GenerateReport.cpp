@@ -20,7 +20,7 @@ json::Value cuda_agent::toJSON(const CandidateReport &report) {
   auto number = [](std::optional<double> value) -> json::Value {
     return value ? json::Value(*value) : json::Value(nullptr);
   };
-  return json::Object{{"name", report.name},
+  json::Object object{{"name", report.name},
                       {"agent", report.agent},
                       {"model", report.model},
                       {"turn", report.turn},
@@ -30,6 +30,12 @@ json::Value cuda_agent::toJSON(const CandidateReport &report) {
                       {"ref_us", number(report.refUs)},
                       {"cand_us", number(report.candUs)},
                       {"speedup", number(report.speedup)}};
+  // Only regions verified against an f64 oracle have these.
+  if (report.refOracleErr)
+    object[wire::kRefOracleErr] = *report.refOracleErr;
+  if (report.candOracleErr)
+    object[wire::kCandOracleErr] = *report.candOracleErr;
+  return object;
 }
 
 json::Value cuda_agent::toJSON(const RegionReport &report) {

@@ -25,6 +25,9 @@ struct CandidateReport {
   unsigned turn = 1;
   std::string compile = "ok", verify = "skipped", reason;
   std::optional<double> refUs, candUs, speedup;
+  /// With an f64 oracle: the reference's and the candidate's largest
+  /// absolute error against it (the runner's verdict).
+  std::optional<double> refOracleErr, candOracleErr;
 };
 
 /// One region's part of the report.

@@ -84,6 +84,8 @@ Generator::verifyHere(const Job &job, RegionReport &report, size_t firstReport,
       entry.refUs = verdict.refUs;
       entry.candUs = verdict.candUs;
       entry.speedup = verdict.speedup;
+      entry.refOracleErr = verdict.refOracleErr;
+      entry.candOracleErr = verdict.candOracleErr;
     }
     for (const Candidate &source : sources)
       if (source.name == verdict.candidate.name) {
@@ -199,7 +201,7 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     FailureOr<LaunchPlan> oracle = lowerF64Oracle(func, lowering);
     if (succeeded(oracle))
       (void)writeBundle(*oracle,
-                        joinPath(regionDir, "reference/" + kOracleBundleName.str()),
+                        joinPath(regionDir, std::string("reference/") + kOracleBundleName),
                         func.getLoc());
   }
 

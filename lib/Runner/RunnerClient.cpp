@@ -230,6 +230,8 @@ llvm::Expected<JobResult> cuda_agent::parseJobResult(llvm::StringRef text,
     verdict.candUs = entry->getNumber(wire::kCandUs);
     verdict.speedup = entry->getNumber(wire::kSpeedup);
     verdict.accepted = entry->getBoolean(wire::kAccepted).value_or(false);
+    verdict.refOracleErr = entry->getNumber(wire::kRefOracleErr);
+    verdict.candOracleErr = entry->getNumber(wire::kCandOracleErr);
     llvm::raw_string_ostream os(verdict.record);
     os << json::Value(json::Object(*entry));
     result.verdicts.push_back(std::move(verdict));

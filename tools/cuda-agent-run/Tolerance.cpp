@@ -18,6 +18,7 @@
 #include "Tolerance.h"
 
 #include "ElementOps.h"
+#include "cuda-agent/Runner/Protocol.h"
 
 #include <cmath>
 #include <cstdio>
@@ -56,6 +57,13 @@ Tolerance mlir::cuda_agent::getTolerance(DType type, int64_t reductionLength,
                     : accumulator == DType::BF16 ? 0x1p-8
                                                  : 0x1p-24;
   tolerance.atol += 8 * std::sqrt(double(reductionLength)) * roundoff;
+  return tolerance;
+}
+
+Tolerance mlir::cuda_agent::getOracleTolerance(double refOracleErr, double oracleScale) {
+  Tolerance tolerance;
+  if (oracleScale > 0 && std::isfinite(refOracleErr))
+    tolerance.atol = kOracleErrorFactor * refOracleErr / oracleScale;
   return tolerance;
 }
 

@@ -45,6 +45,15 @@ const Tolerance &getTolerance(DType type);
 /// reduction sums `reductionLength` values in `accumulator` (0: none).
 Tolerance getTolerance(DType type, int64_t reductionLength, DType accumulator);
 
+/// The tolerance that applies the oracle rule (Protocol.h's
+/// isWithinOracleBound) element by element: a candidate output compared
+/// with the f64 oracle's, whose largest finite |element| is `oracleScale`,
+/// passes when every element is within kOracleErrorFactor x `refOracleErr`
+/// (the reference's largest absolute error against the oracle) and the
+/// non-finite elements agree. No rtol; atol, like every atol, relative to
+/// the scale.
+Tolerance getOracleTolerance(double refOracleErr, double oracleScale);
+
 /// Outcome of comparing one output, element by element.
 struct Comparison {
   bool ok = true;

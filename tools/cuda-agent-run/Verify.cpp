@@ -15,10 +15,12 @@
 #include "Driver.h"
 #include "Floors.h"
 #include "Inputs.h"
+#include "PartClock.h"
 #include "Result.h"
 #include "Runner.h"
 #include "StateCheck.h"
 #include "Tolerance.h"
+#include "cuda-agent/Runner/Protocol.h"
 
 #include <array>
 #include <chrono>
@@ -61,6 +63,13 @@ std::vector<std::string> VerifyOptions::toChildArgs() const {
   return args;
 }
 
+static json describeParts(const PartClock &clock) {
+  json parts = json::object();
+  for (const auto &[name, seconds] : clock.getTotals())
+    parts[name] = seconds;
+  return parts;
+}
+
 static json describeTiming(const TimingStats &stats, int warmup) {
   return {{"median_us", stats.medianUs}, {"min_us", stats.minUs},
           {"max_us", stats.maxUs},       {"p10_us", stats.p10Us},
@@ -86,43 +95,6 @@ constexpr double kTimedKernelBudgetUs = 50000;
 /// The fewest timed runs of a slow plan (two input sets, so each is timed
 /// at least twice).
 constexpr int kMinTimedRuns = 5;
-
-/// Wall seconds the verifier spends per named part of a phase, summed over
-/// the phase (the result's "trial_phase_s" and "timing_phase_s"): where the
-/// verifier's own time goes, beyond the kernels.
-class PartClock {
-public:
-  /// Runs `body`, adding its wall time to part `name`.
-  template <typename Body>
-  auto measure(const char *name, Body &&body) -> decltype(body()) {
-    Scope scope{*this, name, std::chrono::steady_clock::now()};
-    return body();
-  }
-  json toJson() const {
-    json parts = json::object();
-    for (const auto &[name, seconds] : totals)
-      parts[name] = seconds;
-    return parts;
-  }
-
-private:
-  struct Scope {
-    PartClock &clock;
-    const char *name;
-    std::chrono::steady_clock::time_point start;
-    ~Scope() {
-      double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      for (auto &[part, total] : clock.totals)
-        if (part == name) {
-          total += seconds;
-          return;
-        }
-      clock.totals.push_back({name, seconds});
-    }
-  };
-  std::vector<std::pair<std::string, double>> totals;
-};
 
 /// A verdict: the candidate failed a check. The message is the reason.
 class CandidateRejected : public std::runtime_error {
@@ -155,6 +127,7 @@ uint8_t getPoisonByte(DType type) { return getInfo(type).isFloat ? 0xFF : 0xA5; 
 struct Port {
   const BufferSpec *spec; ///< the reference's
   size_t ref, cand;       ///< buffer indices in either plan
+  size_t oracle = 0;      ///< and in the oracle's, when there is one
 };
 
 /// The inputs of one trial: every filled buffer is the seeded stream of
@@ -172,6 +145,10 @@ struct InputSet {
   int trial = 0;                    ///< the trial that made it
   std::vector<DeviceCopy> inputs;   ///< one per input port
   std::vector<DeviceCopy> expected; ///< one per output port, with scale and hash
+  /// With an oracle, per output port: its outputs (masked, with scale) and
+  /// the reference's largest absolute error against them.
+  std::vector<DeviceCopy> oracle;
+  std::vector<double> refOracleErr;
 };
 
 /// Per output: the candidate's first run of the trial, kept on the device,
@@ -190,9 +167,10 @@ uint64_t getPoisonSeed(uint64_t seed, int run, size_t buffer, bool isCandidate) 
 
 class Verifier {
 public:
+  /// `oracle`: the reference's f64 oracle, or null.
   Verifier(const Driver &driver, const Plan &reference, const Plan &candidate,
-           const VerifyOptions &options)
-      : driver(driver), reference(reference), candidate(candidate),
+           const Plan *oracle, const VerifyOptions &options)
+      : driver(driver), reference(reference), candidate(candidate), oracle(oracle),
         options(options), entry(makeCandidateEntry(candidate.bundle)),
         refRunner(asReference([&] {
           return std::make_unique<PlanRunner>(driver, reference, options.device);
@@ -206,11 +184,18 @@ public:
       size_t c = 0;
       while (candidate.buffers[c].name != buffer.name)
         ++c; // findInterfaceMismatch() guarantees it exists
+      size_t k = 0;
+      while (oracle && oracle->buffers[k].name != buffer.name)
+        ++k; // verifyOne() checked the oracle's interface
       if (buffer.isFilled())
-        inputs.push_back({&buffer, i, c});
+        inputs.push_back({&buffer, i, c, k});
       if (buffer.role == Role::Output || buffer.role == Role::InOut)
-        outputs.push_back({&buffer, i, c});
+        outputs.push_back({&buffer, i, c, k});
     }
+    if (oracle)
+      oracleRunner = withContext("oracle", [&] {
+        return std::make_unique<PlanRunner>(driver, *oracle, options.device);
+      });
     // A candidate whose kernels do not load fails here, in its constructor.
     // That is a verdict, so it is deferred to run(). One that keeps state
     // between launches is not even loaded.
@@ -228,6 +213,8 @@ public:
     refRunner->setBlockPool(pool.get());
     if (candRunner)
       candRunner->setBlockPool(pool.get());
+    if (oracleRunner)
+      oracleRunner->setBlockPool(pool.get());
   }
 
   /// Runs the trials (and timing) and returns the candidate's entry.
@@ -253,9 +240,14 @@ public:
     } catch (const CandidateRejected &rejection) {
       markFailed(entry, rejection.what());
     }
-    entry["trial_phase_s"] = trialParts.toJson();
+    if (oracle) {
+      entry[wire::kRefOracleErr] = worstRefOracleErr;
+      entry[wire::kCandOracleErr] = worstCandOracleErr;
+      entry[wire::kAcceptedByOracle] = acceptedByOracle;
+    }
+    entry["trial_phase_s"] = describeParts(trialParts);
     if (options.time)
-      entry["timing_phase_s"] = timingParts.toJson();
+      entry["timing_phase_s"] = describeParts(timingParts);
     return entry;
   }
 
@@ -268,8 +260,12 @@ private:
     for (InputSet &set : sets) {
       for (const Port &port : inputs)
         set.inputs.push_back({checks->allocate(port.spec->numBytes())});
-      for (const Port &port : outputs)
+      for (const Port &port : outputs) {
         set.expected.push_back({checks->allocate(port.spec->numBytes())});
+        if (oracle)
+          set.oracle.push_back({checks->allocate(port.spec->numBytes())});
+      }
+      set.refOracleErr.assign(outputs.size(), 0);
     }
     for (const Port &port : outputs) {
       OutputState state;
@@ -280,6 +276,12 @@ private:
 
   /// The input set of trial `t` (1-based): the sets take turns.
   InputSet &getSetOfTrial(int t) { return sets[size_t(t - 1) % sets.size()]; }
+
+  /// The index of `port`'s buffer in `plan` (the reference's, the
+  /// candidate's or the oracle's).
+  size_t indexIn(const Port &port, const Plan &plan) const {
+    return &plan == &candidate ? port.cand : &plan == oracle ? port.oracle : port.ref;
+  }
 
   static CUdeviceptr pointerOf(PlanRunner &runner, const Port &port, bool isCandidate) {
     return runner.getBufferPointer(isCandidate ? port.cand : port.ref);
@@ -313,7 +315,7 @@ private:
       if (buffer.isFilled()) {
         bool resident = timedRun >= 0 && buffer.role == Role::Input;
         for (size_t p = 0; p < inputs.size(); ++p)
-          if ((isCandidate ? inputs[p].cand : inputs[p].ref) == b && !resident &&
+          if (indexIn(inputs[p], plan) == b && !resident &&
               (restoreInputs || buffer.role == Role::InOut))
             checks->restore(set.inputs[p], runner.getBufferPointer(b), *inputs[p].spec);
       } else if (buffer.role == Role::Output && timedRun >= 0) {
@@ -353,11 +355,49 @@ private:
       std::string changed = findChangedInput(*refRunner, false, set);
       if (!changed.empty())
         throw RunnerError(kExitChecks, "changed input " + changed);
-      for (size_t o = 0; o < outputs.size(); ++o)
-        checks->capture(pointerOf(*refRunner, outputs[o], false), *outputs[o].spec,
-                        set.expected[o]);
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        CUdeviceptr data = pointerOf(*refRunner, outputs[o], false);
+        checks->capture(data, *outputs[o].spec, set.expected[o]);
+        if (oracle) {
+          const BufferSpec &spec = *outputs[o].spec;
+          set.refOracleErr[o] =
+              checks->compare(set.oracle[o], data, spec, toleranceOf(spec)).comparison.maxAbsErr;
+          worstRefOracleErr = std::max(worstRefOracleErr, set.refOracleErr[o]);
+        }
+      }
       refRunner->release();
     });
+  }
+
+  /// With an oracle: one checked oracle run on `set`'s inputs, its outputs
+  /// captured into `set` (before runReference(), which measures the
+  /// reference's error against them). Trusted like the reference.
+  void runOracle(InputSet &set) {
+    if (!oracle)
+      return;
+    withContext("oracle", [&] {
+      oracleRunner->reallocate();
+      prepare(*oracleRunner, *oracle, false, set);
+      oracleRunner->runChecked();
+      for (size_t o = 0; o < outputs.size(); ++o)
+        checks->capture(oracleRunner->getBufferPointer(outputs[o].oracle), *outputs[o].spec,
+                        set.oracle[o]);
+      oracleRunner->release();
+    });
+  }
+
+  /// With an oracle: the candidate's output `o` compared with the oracle's
+  /// for `set` under the oracle rule (getOracleTolerance()).
+  Comparison compareWithOracle(const InputSet &set, size_t o) {
+    const BufferSpec &spec = *outputs[o].spec;
+    Comparison c = asCandidate([&] {
+                     return checks->compare(
+                         set.oracle[o], pointerOf(*candRunner, outputs[o], true), spec,
+                         getOracleTolerance(set.refOracleErr[o], set.oracle[o].scale));
+                   }).comparison;
+    c.ok = c.ok && isWithinOracleBound(c.maxAbsErr, set.refOracleErr[o]);
+    worstCandOracleErr = std::max(worstCandOracleErr, c.maxAbsErr);
+    return c;
   }
 
   /// One checked candidate run on `set`'s inputs, on its current
@@ -434,6 +474,7 @@ private:
       trialParts.measure("inputs", [&] {
         asReference([&] { makeInputs(set, t, {options.seed * 1000 + t, distribution}); });
       });
+      trialParts.measure("oracle", [&] { runOracle(set); });
       trialParts.measure("reference", [&] { runReference(set); });
       trialParts.measure("candidate", [&] {
         asCandidate([&] { candRunner->reallocate(); });
@@ -472,7 +513,7 @@ private:
                                    std::to_string(t) +
                                    " gave identical bytes; the reference's differ)");
 
-      compareTrial(trial, trialName, comparisons);
+      compareTrial(trial, trialName, comparisons, set);
       entry["trials"].push_back(trial);
       for (size_t o = 0; o < outputs.size(); ++o) {
         states[o].previousRef = set.expected[o].hash;
@@ -489,22 +530,41 @@ private:
   }
 
   /// Fills the trial record with the worst output's errors and rejects on
-  /// the first mismatch.
+  /// the first mismatch: an output off the reference's by more than the
+  /// tolerance, unless the oracle rule accepts it (with an oracle, both
+  /// sides' errors against it are recorded per output).
   void compareTrial(json &trial, const std::string &trialName,
-                    const std::vector<DeviceComparison> &comparisons) {
+                    const std::vector<DeviceComparison> &comparisons, const InputSet &set) {
     json perOutput = json::object();
     std::optional<size_t> failed;
+    std::string oracleNote; // the failed output's errors against the oracle
     double worstAbs = 0, worstRel = 0;
     size_t worstOutput = 0;
     for (size_t o = 0; o < outputs.size(); ++o) {
       const BufferSpec &spec = *outputs[o].spec;
       const Comparison &c = comparisons[o].comparison;
-      perOutput[spec.name] = {{"max_abs_err", c.maxAbsErr},
-                              {"max_rel_err", c.maxRelErr},
-                              {"worst_index", unflattenIndex(c.worst, spec.shape)},
-                              {"bad_elements", c.numBad},
-                              {"ok", c.ok}};
-      if (!c.ok && !failed)
+      json &record = perOutput[spec.name] = {
+          {"max_abs_err", c.maxAbsErr},
+          {"max_rel_err", c.maxRelErr},
+          {"worst_index", unflattenIndex(c.worst, spec.shape)},
+          {"bad_elements", c.numBad},
+          {"ok", c.ok}};
+      bool ok = c.ok;
+      if (oracle) {
+        Comparison byOracle = compareWithOracle(set, o);
+        bool rescued = !c.ok && byOracle.ok;
+        record[wire::kRefOracleErr] = set.refOracleErr[o];
+        record[wire::kCandOracleErr] = byOracle.maxAbsErr;
+        record[wire::kAcceptedByOracle] = rescued;
+        acceptedByOracle |= rescued;
+        ok = c.ok || byOracle.ok;
+        if (!ok && !failed)
+          oracleNote = "; against the f64 oracle: error " + formatNumber(byOracle.maxAbsErr) +
+                       ", the reference's " + formatNumber(set.refOracleErr[o]) +
+                       " (allowed " + formatNumber(kOracleErrorFactor) + "x)";
+      }
+      record["ok"] = ok;
+      if (!ok && !failed)
         failed = o;
       if (c.maxAbsErr >= worstAbs)
         worstOutput = o;
@@ -538,7 +598,7 @@ private:
                            ", expected " + formatValue(c.expected) + " (" +
                            std::to_string(c.numBad) + " of " +
                            std::to_string(c.numElements) + " elements off; " +
-                           bound + ")");
+                           bound + ")" + oracleNote);
   }
 
   /// The input sets of the timed runs, the last trial's first: the last two
@@ -552,6 +612,7 @@ private:
       Distribution distribution =
           kTrialDistributions[(t - 1) % std::size(kTrialDistributions)];
       asReference([&] { makeInputs(other, t, {options.seed * 1000 + t, distribution}); });
+      runOracle(other);
       runReference(other);
     }
     return {&lastSet, &other};
@@ -639,7 +700,7 @@ private:
                                               pointerOf(*candRunner, outputs[o], true),
                                               spec, toleranceOf(spec));
                      }).comparison;
-      if (!c.ok)
+      if (!c.ok && !(oracle && compareWithOracle(set, o).ok))
         throw CandidateRejected(
             "output of a timed run differs from the reference's: " + spec.name +
             " at " + formatDims(unflattenIndex(c.worst, spec.shape)) + " on " + where +
@@ -751,9 +812,10 @@ private:
 
   const Driver &driver;
   const Plan &reference, &candidate;
+  const Plan *oracle; ///< the reference's f64 oracle, or null
   const VerifyOptions &options;
   json entry;
-  std::unique_ptr<PlanRunner> refRunner, candRunner;
+  std::unique_ptr<PlanRunner> refRunner, candRunner, oracleRunner;
   std::unique_ptr<BlockPool> pool; ///< shared by both runners
   std::unique_ptr<DeviceChecks> checks;
   std::string loadFailure;
@@ -769,6 +831,10 @@ private:
   };
   std::array<ResidentInputs, 2> resident;
   PartClock trialParts, timingParts; ///< where the phases' time goes
+  /// With an oracle: the largest errors against it over every output and
+  /// trial, and whether the oracle rule accepted any output.
+  double worstRefOracleErr = 0, worstCandOracleErr = 0;
+  bool acceptedByOracle = false;
 };
 
 /// --child-test-fault: misbehaves like a broken child would.
@@ -794,13 +860,23 @@ json mlir::cuda_agent::verifyOne(const fs::path &referencePath,
   std::string mismatch = findInterfaceMismatch(reference, candidate);
   if (!mismatch.empty())
     throw RunnerError(kExitUsage, mismatch);
+  // The reference's f64 oracle, when the compiler wrote one into its bundle.
+  std::optional<Plan> oracle;
+  fs::path oraclePath = referencePath / kOracleBundleName;
+  if (fs::exists(oraclePath / "plan.json")) {
+    oracle = withContext("oracle", [&] { return loadPlan(oraclePath); });
+    std::string oracleMismatch = findInterfaceMismatch(reference, *oracle);
+    if (!oracleMismatch.empty())
+      throw RunnerError(kExitUsage, "oracle: " + oracleMismatch);
+  }
   applyChildTestFault(options.childTestFault);
   // Deliberately leaked: after a candidate's fault the context is broken and
   // tearing the runners down could block before the verdict is printed. The
   // child exits right after printing it.
   auto started = std::chrono::steady_clock::now();
   auto *driver = new Driver();
-  auto *verifier = new Verifier(*driver, reference, candidate, options);
+  auto *verifier =
+      new Verifier(*driver, reference, candidate, oracle ? &*oracle : nullptr, options);
   double setup =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   json entry = verifier->run();

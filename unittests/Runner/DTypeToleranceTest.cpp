@@ -8,6 +8,7 @@
 
 #include "DType.h"
 #include "Tolerance.h"
+#include "cuda-agent/Runner/Protocol.h"
 
 #include <gtest/gtest.h>
 
@@ -133,6 +134,39 @@ TEST(ToleranceTest, AtolScalesWithTheLargestExpectedValue) {
   EXPECT_EQ(c.numBad, 1u);
   EXPECT_EQ(c.worst, 1u);
   EXPECT_FLOAT_EQ(c.got, 2e-2f);
+}
+
+// The f64 oracle settles who is right when the reference itself is off (a
+// long f32 reduction summed sequentially): a candidate that misses the
+// tolerance around the reference passes when its error against the oracle is
+// within kOracleErrorFactor x the reference's; a worse one, or one with a NaN
+// where the oracle has a number, does not.
+TEST(ToleranceTest, OracleRuleAcceptsTheMoreAccurateSide) {
+  auto bytes = [](const std::vector<float> &v) {
+    return reinterpret_cast<const uint8_t *>(v.data());
+  };
+  std::vector<float> oracle = {1.0f, 2.0f, -3.0f, 0.5f};
+  std::vector<float> reference = {1.004f, 2.0f, -3.0f, 0.5f};
+  double refErr = compareF32(oracle, reference).maxAbsErr;
+  EXPECT_NEAR(refErr, 4e-3, 1e-6);
+  auto byOracle = [&](const std::vector<float> &candidate) {
+    Comparison c = compareElements(DType::F32, getOracleTolerance(refErr, 3.0),
+                                   bytes(oracle), bytes(candidate), oracle.size());
+    return c.ok && isWithinOracleBound(c.maxAbsErr, refErr);
+  };
+  std::vector<float> accurate = {1.0001f, 2.0f, -3.0f, 0.5f};
+  EXPECT_FALSE(compareF32(reference, accurate).ok); // off the reference's
+  EXPECT_TRUE(byOracle(accurate));                  // but closer to the truth
+  std::vector<float> asGood = {0.9965f, 2.0f, -3.0f, 0.5f}; // 3.5e-3 the other way
+  EXPECT_TRUE(byOracle(asGood));
+  std::vector<float> worse = {1.009f, 2.0f, -3.0f, 0.5f}; // 9e-3 > 2 x 4e-3
+  EXPECT_FALSE(byOracle(worse));
+  std::vector<float> nan = {1.0f, NAN, -3.0f, 0.5f};
+  EXPECT_FALSE(byOracle(nan));
+  // No scale (an all-zero oracle output): nothing but an exact match.
+  EXPECT_EQ(getOracleTolerance(refErr, 0).atol, 0);
+  EXPECT_DOUBLE_EQ(getOracleTolerance(1e-3, 4.0).atol, kOracleErrorFactor * 1e-3 / 4.0);
+  EXPECT_EQ(getOracleTolerance(1e-3, 4.0).rtol, 0);
 }
 
 TEST(ToleranceTest, NanAndInfinityMustMatchExactly) {

@@ -46,6 +46,19 @@ TEST(ProtocolTest, FasterAtMinSpeedupAcceptedOnlyWhenPassedAndFaster) {
   EXPECT_FALSE(isAccepted(true, wire::kNotTimed));
 }
 
+TEST(ProtocolTest, OracleBoundIsASmallMultipleOfTheReferencesError) {
+  EXPECT_GT(kOracleErrorFactor, 1.0);
+  EXPECT_LE(kOracleErrorFactor, 4.0);
+  EXPECT_TRUE(isWithinOracleBound(0, 0));
+  EXPECT_TRUE(isWithinOracleBound(1e-5, 1e-3)); // more accurate than the reference
+  EXPECT_TRUE(isWithinOracleBound(kOracleErrorFactor * 1e-3, 1e-3));
+  EXPECT_FALSE(isWithinOracleBound(kOracleErrorFactor * 1.01e-3, 1e-3));
+  EXPECT_FALSE(isWithinOracleBound(1e-9, 0)); // an exact reference leaves no room
+  EXPECT_FALSE(isWithinOracleBound(NAN, 1e-3));
+  EXPECT_FALSE(isWithinOracleBound(INFINITY, 1e-3));
+  EXPECT_FALSE(isWithinOracleBound(1e-3, NAN));
+}
+
 TEST(ProtocolTest, NumbersPrintLikeFormatv) {
   const double values[] = {0,     1.05,     2.5,      -3.14159, 1e-9,
                            0.005, 0.015,    123456.7, 1e300,    -0.0,

@@ -123,6 +123,29 @@ TEST_F(RunnerClientTest, FastestAcceptedCandidateWins) {
       << decision.reason;
 }
 
+// A result verified against an f64 oracle carries both sides' errors against
+// it; one without has none.
+TEST_F(RunnerClientTest, OracleErrorsAreRead) {
+  JobSet jobs = makeJobs();
+  write("ab12/result.json", R"({"status": "ok", "candidates": [
+      {"verify": "pass", "reason": "", "ref_us": 10, "cand_us": 5, "speedup": 2.0,
+       "accepted": true, "ref_oracle_err": 0.0025, "cand_oracle_err": 1.5e-05,
+       "accepted_by_oracle": true},
+      {"verify": "pass", "reason": "", "ref_us": 10, "cand_us": 5, "speedup": 2.0,
+       "accepted": true}]})");
+  llvm::Expected<std::vector<JobResult>> results = readJobResults(dir, jobs);
+  ASSERT_TRUE(bool(results)) << llvm::toString(results.takeError());
+  const JobResult &result = (*results)[0];
+  ASSERT_EQ(result.verdicts.size(), 2u);
+  ASSERT_TRUE(result.verdicts[0].refOracleErr.has_value());
+  EXPECT_DOUBLE_EQ(*result.verdicts[0].refOracleErr, 0.0025);
+  ASSERT_TRUE(result.verdicts[0].candOracleErr.has_value());
+  EXPECT_DOUBLE_EQ(*result.verdicts[0].candOracleErr, 1.5e-05);
+  EXPECT_NE(result.verdicts[0].record.find("\"accepted_by_oracle\":true"), std::string::npos);
+  EXPECT_FALSE(result.verdicts[1].refOracleErr.has_value());
+  EXPECT_FALSE(result.verdicts[1].candOracleErr.has_value());
+}
+
 TEST_F(RunnerClientTest, FailuresAndPartialResultsGiveReasons) {
   JobSet jobs = makeJobs();
   // Only the first candidate has a verdict (the runner stopped early).

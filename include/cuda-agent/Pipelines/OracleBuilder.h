@@ -22,10 +22,9 @@
 
 namespace mlir::cuda_agent {
 
-/// The bundle directory of a reference's oracle, inside the reference's own
-/// bundle: cuda-agent-run looks for REFERENCE/<kOracleBundleName>/plan.json.
-inline constexpr llvm::StringLiteral kOracleBundleName = "oracle";
-
+/// Its bundle is written to REFERENCE/<kOracleBundleName> (Protocol.h), inside
+/// the reference's bundle, where cuda-agent-run looks for it.
+///
 /// Returns a module holding a copy of `region` (a function on tensors) with
 /// the same name and signature whose body computes every f16, bf16 and f32
 /// value in f64, or failure when there is nothing to promote (no such value)

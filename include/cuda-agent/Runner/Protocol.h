@@ -45,6 +45,13 @@ inline constexpr double kDefaultMinSpeedup = 1.05;
 inline constexpr unsigned kDefaultTimeoutSeconds = 20;
 /// Verification trials per candidate (one per input distribution).
 inline constexpr unsigned kDefaultTrials = 4;
+/// The f64 oracle of a reference bundle REF, when the compiler wrote one:
+/// REF/<kOracleBundleName>/ (plan.json and objects, like any bundle).
+inline constexpr char kOracleBundleName[] = "oracle";
+/// How many times the reference's own error (its largest absolute
+/// difference from the f64 oracle) a candidate's error may be, when an
+/// oracle exists (isWithinOracleBound).
+inline constexpr double kOracleErrorFactor = 2.0;
 /// Bytes per second of the roofline floor below which a time is suspicious:
 /// the default target's measured copy bandwidth.
 inline constexpr double kDefaultRooflineBandwidth =
@@ -102,6 +109,14 @@ inline constexpr char kCandUs[] = "cand_us";
 inline constexpr char kSpeedup[] = "speedup";
 inline constexpr char kDecision[] = "decision";
 inline constexpr char kAccepted[] = "accepted";
+// result.json, one candidate's verdict, when the reference has an oracle:
+// the largest absolute difference from the oracle's outputs over every
+// output and trial, of the reference and of the candidate, and whether the
+// oracle rule (isWithinOracleBound) accepted an output that missed the
+// tolerance around the reference's.
+inline constexpr char kRefOracleErr[] = "ref_oracle_err";
+inline constexpr char kCandOracleErr[] = "cand_oracle_err";
+inline constexpr char kAcceptedByOracle[] = "accepted_by_oracle";
 
 // Values.
 inline constexpr char kStatusOk[] = "ok";
@@ -178,6 +193,9 @@ struct CandidateVerdict {
   std::string reason;
   std::optional<double> refUs, candUs, speedup;
   bool accepted = false;
+  /// With an oracle: the reference's and the candidate's largest absolute
+  /// error against it (wire::kRefOracleErr, wire::kCandOracleErr).
+  std::optional<double> refOracleErr, candOracleErr;
   /// The runner's whole JSON for it, compact (stored with the kernel).
   std::string record;
 };
@@ -197,6 +215,19 @@ struct JobResult {
 //===----------------------------------------------------------------------===//
 // The acceptance rule
 //===----------------------------------------------------------------------===//
+
+/// An output that misses the tolerance around the reference's output is
+/// still right when the f64 oracle says the candidate is at least nearly as
+/// accurate: its largest absolute error against the oracle (`candErr`) is at
+/// most kOracleErrorFactor times the reference's (`refErr`). This settles
+/// long reductions, where the default lowering sums sequentially in f32 and
+/// a tree-summed candidate is the more accurate side. The runner applies it
+/// per element (every element within kOracleErrorFactor x `refErr` of the
+/// oracle's, non-finite values agreeing), which is the same bound.
+inline bool isWithinOracleBound(double candErr, double refErr) {
+  return std::isfinite(candErr) && std::isfinite(refErr) &&
+         candErr <= kOracleErrorFactor * refErr;
+}
 
 /// A timed candidate is faster when the reference's median time over its
 /// own reaches `minSpeedup`.
