@@ -47,6 +47,10 @@ namespace mlir::cuda_agent {
 struct VerifyOptions {
   int trials = kDefaultTrials; ///< one per distribution of kTrialDistributions
   uint64_t seed = 0;
+  /// Draw `seed` afresh for each verification (each job of --jobs) instead,
+  /// so that no kernel can be written for inputs known in advance; the
+  /// summary's "seed" says which, and --seed reproduces it.
+  bool drawSeed = false;
   int device = 0;
   bool time = false;
   int warmup = 5;

@@ -17,6 +17,7 @@
 #include "StateCheck.h"
 
 #include <chrono>
+#include <random>
 #include <sstream>
 
 using namespace mlir::cuda_agent;
@@ -38,11 +39,20 @@ static json parseChildOutput(const std::string &output) {
 
 json mlir::cuda_agent::verifyBundles(const fs::path &referencePath,
                                      const std::vector<fs::path> &candidatePaths,
-                                     const VerifyOptions &options,
+                                     const VerifyOptions &given,
                                      ExitCode &exitCode) {
   exitCode = kExitOk;
   Plan reference = withContext("reference", [&] { return loadPlan(referencePath); });
   json summary = makeVerifySummary(referencePath);
+  // One seed for every candidate of this verification (they see the same
+  // inputs), unknown before it starts; within --seed's range.
+  VerifyOptions options = given;
+  if (options.drawSeed) {
+    std::random_device random;
+    options.seed = ((uint64_t(random()) << 32) ^ random()) & (UINT64_MAX / 2);
+    options.drawSeed = false;
+  }
+  summary["seed"] = options.seed;
 
   // Every plan is checked before any child touches the GPU.
   std::vector<json> entries;

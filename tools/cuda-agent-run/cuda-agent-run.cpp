@@ -72,7 +72,9 @@ static std::string getUsage() {
     "  --inputs DIR read every input buffer from DIR/<name>.npy\n"
     "               (default: seeded random data, written to the output dir)\n"
     "  --out DIR    where <name>.npy outputs go (default: BUNDLE/out)\n"
-    "  --seed N     seed of the generated inputs (default 0)\n"
+    "  --seed N     seed of the generated inputs (default 0 for one bundle; for\n"
+    "               --verify and --jobs drawn afresh per verification and\n"
+    "               reported as \"seed\")\n"
     "  --device N   CUDA device ordinal (default 0)\n"
     "  --time       time the plan after the checked run (CUDA events, L2\n"
     "               flushed between runs)\n"
@@ -153,7 +155,7 @@ double parsePositive(const std::string &option, const std::string &text) {
 
 Options parseOptions(int argc, char **argv) {
   Options options;
-  bool runsGiven = false;
+  bool runsGiven = false, seedGiven = false;
   std::vector<std::string> verifyOnly; ///< verify options seen, for errors
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
@@ -215,6 +217,7 @@ Options parseOptions(int argc, char **argv) {
       options.out = takeValue();
     } else if (arg == "--seed") {
       options.seed = parseNumber(arg, takeValue(), UINT64_MAX / 2);
+      seedGiven = true;
     } else if (arg == "--device") {
       options.device = int(parseNumber(arg, takeValue(), 1024));
     } else if (arg == "--time") {
@@ -249,6 +252,8 @@ Options parseOptions(int argc, char **argv) {
     options.verify.device = options.device;
     options.verify.warmup = options.warmup;
     options.verify.runs = runsGiven ? options.runs : options.verify.runs;
+    options.verify.seed = options.seed;
+    options.verify.drawSeed = !seedGiven;
     return options;
   case Mode::Run:
     if (options.bundles.empty())
@@ -270,6 +275,7 @@ Options parseOptions(int argc, char **argv) {
     if (options.mode == Mode::VerifyOne && options.bundles.size() != 2)
       usageError("--verify-one takes exactly one reference and one candidate");
     options.verify.seed = options.seed;
+    options.verify.drawSeed = !seedGiven && options.mode == Mode::Verify;
     options.verify.device = options.device;
     options.verify.time = options.time;
     options.verify.warmup = options.warmup;
