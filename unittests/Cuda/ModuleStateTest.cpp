@@ -28,12 +28,37 @@ std::vector<std::string> names(std::string_view ptx) {
 
 using Names = std::vector<std::string>;
 
-/// `decl` followed by a kernel body that takes the address of each of `used`.
+/// `decl` followed by a kernel body that stores through the address of each
+/// of `used`.
 std::string withUses(const std::string &decl, const Names &used) {
   std::string ptx = decl + "\n.visible .entry k()\n{\n";
   for (const std::string &name : used)
-    ptx += "\tmov.u64 \t%rd1, " + name + ";\n";
+    ptx += "\tmov.u64 \t%rd1, " + name + ";\n\tst.global.u32 \t[%rd1], %r1;\n";
   return ptx + "\tret;\n}\n";
+}
+
+/// A kernel body (nvcc's, for `__device__ const float table[4]` read at a
+/// computed index) with `extra` instructions before its return.
+std::string tableKernel(const std::string &extra = "") {
+  return ".version 8.5\n.target sm_90\n.address_size 64\n\n"
+         "\t// .globl\tk\n"
+         ".global .align 4 .b8 table[16] = {0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64, 0, 0, "
+         "128, 64};\n"
+         ".const .align 4 .b8 scale[16] = {0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64, 0, 0, "
+         "128, 64};\n\n"
+         ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u64 k_param_1\n)\n{\n"
+         "\t.reg .pred \t%p<3>;\n\t.reg .f32 \t%f<6>;\n\t.reg .b32 \t%r<2>;\n"
+         "\t.reg .b64 \t%rd<17>;\n\n"
+         "\tld.param.u64 \t%rd1, [k_param_0];\n\tld.param.u64 \t%rd2, [k_param_1];\n"
+         "\tcvta.to.global.u64 \t%rd3, %rd1;\n\tcvta.to.global.u64 \t%rd4, %rd2;\n"
+         "\tmov.u32 \t%r1, %tid.x;\n\tmul.wide.s32 \t%rd5, %r1, 4;\n"
+         "\tadd.s64 \t%rd6, %rd4, %rd5;\n\tld.global.u32 \t%rd7, [%rd6];\n"
+         "\tshl.b64 \t%rd8, %rd7, 2;\n\tand.b64 \t%rd9, %rd8, 12;\n"
+         "\tmov.u64 \t%rd10, table;\n\tadd.s64 \t%rd11, %rd10, %rd9;\n"
+         "\tld.global.nc.f32 \t%f1, [%rd11];\n"
+         "\tld.global.nc.v2.f32 \t{%f2, %f3}, [table+8];\n"
+         "$L__BB0_1:\n\tadd.f32 \t%f4, %f1, %f2;\n\tadd.s64 \t%rd16, %rd3, %rd5;\n" +
+         extra + "\tst.global.f32 \t[%rd16], %f4;\n\tret;\n\n}\n";
 }
 
 TEST(ModuleStateTest, GlobalVariableForms) {
@@ -63,6 +88,37 @@ TEST(ModuleStateTest, UnusedVariableIsDeadData) {
   // A longer name that contains it is not a use.
   EXPECT_TRUE(names(withUses(".global .u32 n;", {"n2", "_n"})).empty());
   EXPECT_EQ(names(withUses(".global .u32 n;", {"n"})), Names{"n"});
+}
+
+// A `__device__ const` (or `__device__ constexpr`) lookup table is an
+// initialized `.global` that nvcc and NVRTC read with `ld.global.nc`: only
+// read, it is not state. Any way its address could be written through, or
+// leave the analysis, makes it state again.
+TEST(ModuleStateTest, ReadOnlyTableIsNotState) {
+  EXPECT_TRUE(names(tableKernel()).empty());
+  auto writable = [](const std::string &extra) {
+    EXPECT_EQ(names(tableKernel(extra)), Names{"table"}) << extra;
+  };
+  writable("\tst.global.f32 \t[%rd11], %f1;\n");              // through its address
+  writable("\tst.global.f32 \t[table+4], %f1;\n");            // directly
+  writable("\tcvta.global.u64 \t%rd12, %rd11;\n\tst.f32 \t[%rd12], %f1;\n"); // generic
+  writable("\tatom.global.add.f32 \t%f5, [%rd11], %f1;\n");   // atomically
+  writable("\tred.global.add.f32 \t[%rd11], %f1;\n");
+  writable("\tst.global.u64 \t[%rd16], %rd11;\n");            // its address escapes
+  writable("\txor.b64 \t%rd13, %rd11, 7;\n\tst.global.u64 \t[%rd16], %rd13;\n");
+  writable("\tsetp.eq.s64 \t%p1, %rd10, 0;\n@%p1 bra \t$L__BB0_1;\n"); // control flow
+  writable("\tsetp.eq.s64 \t%p1, %rd10, 0;\n\tselp.f32 \t%f5, %f1, %f2, %p1;\n"
+           "\tst.global.f32 \t[%rd16], %f5;\n"); // a value depending on the address
+  writable("\tsetp.eq.s64 \t%p1, %rd10, 0;\n@%p1 st.global.f32 \t[%rd16], %f1;\n");
+  writable("\tmov.u64 \t%rd14, table;\n\tst.param.b64 \t[param0], %rd14;\n");
+  writable("\tcp.async.ca.shared.global \t[%rd16], [%rd11], 16;\n"); // unknown: state
+  // Another variable initialized with its address.
+  EXPECT_EQ(names(tableKernel() + ".global .u64 alias = generic(table);\n"),
+            Names{"table"});
+  // Loads through it and plain computations stay reads.
+  EXPECT_TRUE(names(tableKernel("\tadd.s64 \t%rd12, %rd11, 4;\n"
+                                "\tld.global.nc.f32 \t%f5, [%rd12+4];\n"))
+                  .empty());
 }
 
 TEST(ModuleStateTest, AfterHeaderDirectives) {
@@ -147,6 +203,18 @@ TEST(ModuleStateTest, CompilerRejectsDeviceVariable) {
       "}\n",
       CompileOptions());
   EXPECT_TRUE(bool(constant)) << llvm::toString(constant.takeError());
+
+  // A read-only table in global memory (`__device__ const`, `constexpr`)
+  // is not state either.
+  llvm::Expected<CompiledKernel> table = compileCandidate(
+      "__device__ const float kTable[4] = {1, 2, 3, 4};\n"
+      "__device__ constexpr float kOther[4] = {5, 6, 7, 8};\n"
+      "extern \"C\" __global__ void k(const float *a, float *b) {\n"
+      "  int i = threadIdx.x;\n"
+      "  b[i] = a[i] * kTable[i % 4] + kOther[(i + 1) % 4];\n"
+      "}\n",
+      CompileOptions());
+  EXPECT_TRUE(bool(table)) << llvm::toString(table.takeError());
 }
 
 } // namespace

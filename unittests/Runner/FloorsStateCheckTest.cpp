@@ -57,7 +57,7 @@ const char kCleanPtx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
 const char kMemoPtx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
                         ".global .align 4 .u32 memo_hits;\n"
                         ".visible .entry k0()\n{\n\tmov.u64 \t%rd1, memo_hits;\n"
-                        "\tret;\n}\n";
+                        "\tst.global.u32 \t[%rd1], %r1;\n\tret;\n}\n";
 
 TEST_F(BundleTest, FloorsCountInterfaceBytesAndPickTheDtypesUnit) {
   Plan plan = parse(kCleanPtx);
@@ -100,7 +100,7 @@ TEST_F(BundleTest, ThePlansPtxIsCheckedToo) {
   std::string clean = R"(, "ptx": ".visible .entry k0()\n{\n\tret;\n}\n")";
   EXPECT_EQ(findCandidateState(parse(kCleanPtx, clean)).reason, "");
   std::string memo = R"(, "ptx": ".global .u32 memo;\n.visible .entry k0()\n{\n)"
-                     R"(\tmov.u64 \t%rd1, memo;\n\tret;\n}\n")";
+                     R"(\tmov.u64 \t%rd1, memo;\n\tst.global.u32 \t[%rd1], %r1;\n\tret;\n}\n")";
   std::string reason = findCandidateState(parse(kCleanPtx, memo)).reason;
   EXPECT_NE(reason.find("in plan.json's ptx: module-scope .global variable 'memo'"),
             std::string::npos)

@@ -14,9 +14,12 @@
 // What counts: any declaration whose state space is `.global`, with any
 // linkage (`.extern`, `.visible`, `.weak`, `.common`), alignment, vector
 // type, array dimensions or initializer, whose name the module uses anywhere
-// else (an instruction, another variable's initializer). An unused one is
-// left alone: NVRTC emits every namespace-scope `constexpr` variable as an
-// initialized `.global` that no instruction touches. `.const` variables are
+// else (an instruction, another variable's initializer), unless every use
+// only reads it (isReadOnly()). An unused one is left alone: NVRTC emits
+// every namespace-scope `constexpr` variable as an initialized `.global`
+// that no instruction touches; so is a `__device__ const` or `__device__
+// constexpr` lookup table, an initialized `.global` the kernel only loads
+// from (`ld.global.nc`). `.const` variables are
 // read-only and allowed (the place for lookup tables), as are texture and
 // sampler references (read-only handles). A `.extern .func` named `malloc`
 // (device heap allocation) counts too.
@@ -26,6 +29,7 @@
 #ifndef CUDA_AGENT_CUDA_MODULESTATE_H
 #define CUDA_AGENT_CUDA_MODULESTATE_H
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -158,7 +162,193 @@ inline std::vector<std::string> declaredNames(const std::vector<std::string> &wo
   return names;
 }
 
+/// One statement of a PTX module, split for isReadOnly(): its text, guard
+/// predicate, opcode (a directive's starts with '.') and operands
+/// (comma-separated; an operand in `[...]` is an address; a `{...}` vector
+/// is one operand).
+struct Statement {
+  std::string text, guard, opcode;
+  std::vector<std::string> operands;
+  std::vector<bool> isAddress;
+};
+
+/// The identifiers of `text` (registers, variable names; `%tid.x` gives
+/// `%tid` and `x`).
+inline std::vector<std::string> identifiersOf(std::string_view text) {
+  std::vector<std::string> ids;
+  std::string id;
+  for (char c : text) {
+    if (isIdentChar(c)) {
+      id += c;
+    } else if (!id.empty()) {
+      ids.push_back(id);
+      id.clear();
+    }
+  }
+  if (!id.empty())
+    ids.push_back(id);
+  return ids;
+}
+
+/// The `;`-terminated statements of comment-free `text`. Labels are
+/// dropped; a brace that does not close within the statement (a function
+/// body's) cuts off what came before it; the commas of a closed `{...}` (a
+/// vector operand or an initializer) are not separators.
+inline std::vector<Statement> splitStatements(const std::string &text) {
+  std::vector<Statement> result;
+  size_t begin = 0;
+  for (size_t end = text.find(';'); end != std::string::npos;
+       begin = end + 1, end = text.find(';', begin)) {
+    std::string statement = text.substr(begin, end - begin);
+    size_t start = 0;
+    for (size_t i = 0; i < statement.size(); ++i) {
+      if (statement[i] == '}') {
+        start = i + 1;
+      } else if (statement[i] == '{') {
+        size_t close = statement.find('}', i);
+        size_t reopen = statement.find('{', i + 1);
+        if (close == std::string::npos || (reopen != std::string::npos && reopen < close)) {
+          start = i + 1;
+          continue;
+        }
+        statement[i] = statement[close] = ' ';
+        for (size_t j = i; j < close; ++j)
+          if (statement[j] == ',')
+            statement[j] = ' ';
+        i = close;
+      }
+    }
+    Statement s;
+    s.text = statement.substr(start);
+    std::string_view rest(s.text);
+    size_t at = 0;
+    auto nextWord = [&]() -> std::string {
+      while (at < rest.size() && isSpace(rest[at]))
+        ++at;
+      size_t from = at;
+      while (at < rest.size() && !isSpace(rest[at]))
+        ++at;
+      return std::string(rest.substr(from, at - from));
+    };
+    std::string word = nextWord();
+    while (!word.empty() && (word.back() == ':' || word[0] == '@')) {
+      if (word[0] == '@')
+        s.guard = word.substr(word.size() > 1 && word[1] == '!' ? 2 : 1);
+      word = nextWord();
+    }
+    if (word.empty())
+      continue;
+    s.opcode = word;
+    std::string operand;
+    int depth = 0;
+    bool address = false;
+    auto flush = [&] {
+      if (!identifiersOf(operand).empty() || address) {
+        s.operands.push_back(operand);
+        s.isAddress.push_back(address);
+      }
+      operand.clear();
+      address = false;
+    };
+    for (char c : rest.substr(at)) {
+      if (c == '[') {
+        ++depth;
+        address = true;
+      } else if (c == ']') {
+        --depth;
+      } else if (c == ',' && depth == 0) {
+        flush();
+        continue;
+      }
+      operand += c;
+    }
+    flush();
+    result.push_back(std::move(s));
+  }
+  return result;
+}
+
+/// Instructions that only compute their first operand from the others.
+inline bool isComputation(const std::string &root) {
+  static const char *const kRoots[] = {
+      "mov",  "cvta", "add",  "sub",  "mul",   "mad",  "mul24", "mad24", "sad",
+      "div",  "rem",  "abs",  "neg",  "min",   "max",  "and",   "or",    "xor",
+      "not",  "cnot", "shl",  "shr",  "shf",   "selp", "setp",  "set",   "slct",
+      "cvt",  "prmt", "bfe",  "bfi",  "popc",  "clz",  "brev",  "bfind", "lop3",
+      "fma",  "isspacep"};
+  for (const char *known : kRoots)
+    if (root == known)
+      return true;
+  return false;
+}
+
 } // namespace module_state_detail
+
+/// Whether every use of the module-scope variable `name` in comment-free
+/// `ptx` only reads it. A conservative taint analysis: the registers that
+/// hold its address or anything computed from it (to a fixed point; a
+/// computation's guard counts as a source) may serve only as load
+/// addresses (`ld`, `ldu`, `prefetch`). Taint reaching anything else, a
+/// store, atomic, reduction or copy (as address or value), a call, a
+/// branch's guard (control flow could launder the address), an instruction
+/// not known to only compute, or another declaration's initializer, makes
+/// the variable writable. A `__device__ const` lookup table passes; a memo
+/// fails.
+inline bool isReadOnly(const std::string &ptx, const std::string &name) {
+  using namespace module_state_detail;
+  std::vector<Statement> statements = splitStatements(ptx);
+  std::vector<std::string> tainted = {name};
+  auto isTainted = [&](std::string_view text) {
+    for (const std::string &id : identifiersOf(text))
+      if (std::find(tainted.begin(), tainted.end(), id) != tainted.end())
+        return true;
+    return false;
+  };
+  // Directives: the variable's own declaration (the first that names it),
+  // else a use in an initializer.
+  bool declared = false;
+  for (const Statement &s : statements) {
+    if (s.opcode[0] != '.' || countUses(s.text, name) == 0)
+      continue;
+    if (declared)
+      return false;
+    declared = true;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Statement &s : statements) {
+      if (s.opcode[0] == '.')
+        continue;
+      std::string root = s.opcode.substr(0, s.opcode.find('.'));
+      bool guardTainted = !s.guard.empty() && isTainted(s.guard);
+      bool isLoad = root == "ld" || root == "ldu" || root == "prefetch" ||
+                    root == "prefetchu";
+      bool sourceTainted = guardTainted;
+      for (size_t i = 0; i < s.operands.size(); ++i) {
+        bool isSource = i > 0 || s.isAddress[i];
+        if (!isSource || !isTainted(s.operands[i]))
+          continue;
+        if (isLoad && s.isAddress[i])
+          continue; // reading through its address
+        sourceTainted = true;
+      }
+      if (!sourceTainted)
+        continue;
+      bool computes = (isLoad || isComputation(root)) && !s.operands.empty() &&
+                      !s.isAddress[0];
+      for (size_t i = 1; computes && !isLoad && i < s.operands.size(); ++i)
+        computes = !s.isAddress[i];
+      if (!computes)
+        return false; // a write, an escape, a branch or something unknown
+      for (const std::string &id : identifiersOf(s.operands[0]))
+        if (!isTainted(id)) {
+          tainted.push_back(id);
+          changed = true;
+        }
+    }
+  }
+  return true;
+}
 
 /// Returns every declaration of writable state that outlives a launch in
 /// `ptx` that the module uses (see the file comment), in text order. Text
@@ -197,7 +387,9 @@ inline std::vector<ModuleStateDecl> findModuleState(std::string_view ptx) {
         if (names.empty())
           names.push_back("?");
         for (const std::string &name : names)
-          if (name == "?" || countUses(text, name) > 1) // beyond its declaration
+          if (name == "?" ||
+              (countUses(text, name) > 1 && // beyond its declaration
+               !isReadOnly(text, name)))
             found.push_back(makeModuleStateDecl(name));
         break; // the rest of the statement is this declaration
       }
