@@ -9,8 +9,9 @@
 //   - PTX, preferred: the plan's "ptx" text (the compiler keeps there the
 //     PTX it compiled a candidate's cubin from; when present, the cubins are
 //     not inspected) and every object ending in .ptx. findModuleState() of
-//     cuda-agent/Cuda/ModuleState.h, the compiler's own rules: used `.global`
-//     variables and device malloc;
+//     cuda-agent/Cuda/ModuleState.h, the compiler's own rules: `.global`
+//     variables the module may write (a read-only lookup table passes) and
+//     device malloc;
 //   - cubin (ELF) of a bundle without PTX (hand-made bundles): every data
 //     symbol (STT_OBJECT) defined in a `.nv.global` or `.nv.global.init`
 //     section, i.e. every __device__ or __managed__ variable, and an
