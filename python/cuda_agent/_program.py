@@ -220,6 +220,7 @@ def _work_dir(work_dir) -> Path:
 
 def _lower(text: str, directory: Path, state: List[str], params: str, module,
            agent, verify, db, quiet: bool, options: Dict) -> CompiledProgram:
+    verbose = bool(options.pop("verbose", False))
     source = directory / "model.mlir"
     source.write_text(text)
     if verify == "bundle":
@@ -232,7 +233,7 @@ def _lower(text: str, directory: Path, state: List[str], params: str, module,
         {"version": _MANIFEST_VERSION, "state": state, "params": params,
          "bundle": "program", "report": "report.json", "source": "model.mlir"},
         indent=1))
-    log = _tools.run_agent_lower(source, lower_options, quiet=quiet)
+    log = _tools.run_agent_lower(source, lower_options, quiet=quiet, verbose=verbose)
     return CompiledProgram(directory, module if state else None, log)
 
 
@@ -248,7 +249,8 @@ def compile(module, *example_inputs, agent: Optional[str] = None,
     default). ``verify="bundle"`` writes the verification jobs to
     ``WORK_DIR/jobs`` (the split flow). The program, its report and the MLIR
     go to ``work_dir`` (a new temporary directory by default). The tool's
-    per-region lines go to stderr unless ``quiet``.
+    per-region lines go to stderr unless ``quiet`` (``verbose=True``: all of
+    its output); ``program.log`` keeps everything.
     """
     directory = _work_dir(work_dir)
     text = _export.export(module, *example_inputs, params=params)

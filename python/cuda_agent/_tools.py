@@ -75,12 +75,19 @@ def format_options(options: Dict[str, object]) -> str:
     return " ".join(parts)
 
 
+#: The prefix of the tool's per-region progress lines.
+PROGRESS_PREFIX = "agent-generate:"
+
+
 def run_agent_lower(source: Path, options: Dict[str, object], output: str = "-",
-                    quiet: bool = False, tool: Optional[Path] = None) -> str:
+                    quiet: bool = False, verbose: bool = False,
+                    tool: Optional[Path] = None) -> str:
     """Runs ``cuda-agent-opt SOURCE --agent-lower="OPTIONS" -o OUTPUT``.
 
-    Each stderr line is echoed to ``sys.stderr`` as it arrives unless
-    ``quiet``; returns the whole stderr text. Raises CompileError on failure.
+    The per-region lines (``agent-generate: [i/n] ...``) and errors are echoed
+    to ``sys.stderr`` as they arrive unless ``quiet``; ``verbose`` echoes
+    everything (the outliner's remarks too). Returns the whole stderr text.
+    Raises CompileError on failure.
     """
     tool = tool or find_tool()
     command = [str(tool), str(source), f"--agent-lower={format_options(options)}",
@@ -91,9 +98,11 @@ def run_agent_lower(source: Path, options: Dict[str, object], output: str = "-",
     assert process.stderr is not None
     for line in process.stderr:
         lines.append(line)
-        if not quiet:
+        if verbose or (not quiet and (line.startswith(PROGRESS_PREFIX)
+                                      or ": error: " in line)):
             sys.stderr.write(line)
             sys.stderr.flush()
+    process.stderr.close()
     code = process.wait()
     log = "".join(lines)
     if code != 0:

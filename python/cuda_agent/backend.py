@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import warnings
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import torch
 
@@ -45,16 +45,18 @@ def _concrete(example) -> Optional[torch.Tensor]:
     return torch.zeros(tuple(int(d) for d in example.shape), dtype=example.dtype)
 
 
-def _output_count(gm: torch.fx.GraphModule) -> Optional[int]:
-    """How many tensors the graph returns as a flat tuple, or None."""
+def _output_count(gm: torch.fx.GraphModule) -> Optional[Tuple[int, bool]]:
+    """How many values the graph returns and whether as a flat tuple (dynamo's
+    graphs) or one value; None for anything else (None results, nesting)."""
     for node in gm.graph.nodes:
         if node.op == "output":
             result = node.args[0]
-            if not isinstance(result, (tuple, list)):
-                return None
-            if not all(isinstance(r, torch.fx.Node) for r in result):
-                return None
-            return len(result)
+            if isinstance(result, torch.fx.Node):
+                return 1, False
+            if isinstance(result, (tuple, list)) and result and \
+                    all(isinstance(r, torch.fx.Node) for r in result):
+                return len(result), True
+            return None
     return None
 
 
@@ -70,9 +72,10 @@ def cuda_agent_backend(gm: torch.fx.GraphModule, example_inputs: List,
         devices = {e.device.type for e in example_inputs}
         if devices != {"cuda"}:
             return _fallback(gm, f"inputs on {sorted(devices)}, not CUDA")
-        count = _output_count(gm)
-        if not count:
-            return _fallback(gm, "the graph does not return a tuple of tensors")
+        returned = _output_count(gm)
+        if not returned:
+            return _fallback(gm, "the graph does not return tensors only")
+        count, as_tuple = returned
         from ._program import compile as compile_program
         work_dir = options.pop("work_dir", None)
         if work_dir is not None:
@@ -87,7 +90,8 @@ def cuda_agent_backend(gm: torch.fx.GraphModule, example_inputs: List,
 
     def run(*args):
         result = program(*args)
-        return (result,) if isinstance(result, torch.Tensor) else tuple(result)
+        results = (result,) if isinstance(result, torch.Tensor) else tuple(result)
+        return results if as_tuple else results[0]
 
     run.program = program  # the CompiledProgram, for its report
     return run
