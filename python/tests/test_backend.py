@@ -46,6 +46,8 @@ def test_graph_breaks_fall_back_per_graph():
 def test_a_graph_the_compiler_refuses_falls_back(tmp_path):
     from torch._subclasses.fake_tensor import FakeTensorMode
 
+    pytest.importorskip("torch_mlir")
+
     gm = torch.fx.symbolic_trace(models.Gelu())
     with FakeTensorMode():
         example = torch.empty(4, 8, device="cuda")
