@@ -67,6 +67,7 @@ def _compile(args) -> int:
     for name in names:
         model, inputs = models.make(name)
         print(f"bench: compiling {name}", file=sys.stderr)
+        (out / name / "error.txt").unlink(missing_ok=True)
         try:
             _program.compile(model, *inputs, work_dir=out / name, quiet=True, **options)
         except Exception as error:  # one module's failure is its row, not the run's
