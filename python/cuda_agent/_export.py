@@ -56,6 +56,14 @@ class _Functional(torch.nn.Module):
         return torch.func.functional_call(self._inner, state, tuple(args[count:]))
 
 
+def _on_cpu(value):
+    """A CPU tensor of ``value``'s shape and dtype (contents unset: the import
+    reads only the metadata), or ``value`` itself if it is not a tensor."""
+    if isinstance(value, torch.Tensor):
+        return torch.empty(tuple(value.shape), dtype=value.dtype)
+    return value
+
+
 def _import_torch_mlir():
     try:
         from torch_mlir import fx
@@ -71,7 +79,8 @@ def export(module, *example_inputs, params: str = "arguments",
            func_name: str = "main") -> str:
     """Returns ``module`` at ``example_inputs``' shapes as linalg-on-tensors text.
 
-    ``module`` is a ``torch.nn.Module`` (or a function, which has no state).
+    ``module`` is a ``torch.nn.Module`` (or a function, which has no state);
+    it and the inputs may be on any device (the import itself runs on the CPU).
     ``params="arguments"``: ``@main(*state_tensors(module), *example_inputs)``;
     ``params="constants"``: ``@main(*example_inputs)`` with the weights inside.
     """
@@ -86,12 +95,17 @@ def export(module, *example_inputs, params: str = "arguments",
 
         module = _Function()
     fx, OutputType = _import_torch_mlir()
-    inputs = tuple(example_inputs)
+    # The import runs on the CPU whatever device the module and the inputs
+    # are on: only shapes and dtypes matter (and, for constants, the weights).
+    inputs = tuple(_on_cpu(value) for value in example_inputs)
     if params == "arguments":
         names = state_names(module)
-        state = tuple(tensor.detach() for tensor in state_tensors(module))
+        state = tuple(_on_cpu(tensor) for tensor in state_tensors(module))
         target, args = _Functional(module, names), state + inputs
     else:
+        if any(t.device.type != "cpu" for t in state_tensors(module)):
+            import copy
+            module = copy.deepcopy(module).cpu()
         target, args = module, inputs
     try:
         imported = fx.export_and_import(

@@ -42,7 +42,7 @@ def _concrete(example) -> Optional[torch.Tensor]:
         return None
     if any(not isinstance(d, int) for d in example.shape):
         return None
-    return torch.zeros(tuple(int(d) for d in example.shape), dtype=example.dtype)
+    return torch.empty(tuple(int(d) for d in example.shape), dtype=example.dtype)
 
 
 def _output_count(gm: torch.fx.GraphModule) -> Optional[Tuple[int, bool]]:

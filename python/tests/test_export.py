@@ -49,3 +49,12 @@ def test_export_error_is_clear():
 
     with pytest.raises(cuda_agent.ExportError, match="torch-mlir could not import"):
         cuda_agent.export(data_dependent, models.make("gelu")[1][0])
+
+
+def test_export_needs_only_shapes_and_dtypes():
+    # A module and inputs without data (the meta device, as CUDA ones are to
+    # the importer) give the same program as on the CPU.
+    model, inputs = models.make("linear_relu")
+    on_cpu = cuda_agent.export(model, *inputs)
+    on_meta = cuda_agent.export(model.to("meta"), *[i.to("meta") for i in inputs])
+    assert on_meta == on_cpu

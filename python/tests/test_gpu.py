@@ -26,7 +26,7 @@ def _program(name, model, inputs, tmp_path):
             pytest.skip(f"{name} was not staged")
         return cuda_agent.load(directory, module=model)
     pytest.importorskip("torch_mlir")
-    return cuda_agent.compile(model, *[i.cpu() for i in inputs], work_dir=tmp_path,
+    return cuda_agent.compile(model, *inputs, work_dir=tmp_path,
                               quiet=True)
 
 
