@@ -97,3 +97,15 @@ def test_options_are_spelled_as_the_tool_spells_them():
                            "db": None}) == "replay-dir=k min-speedup=1.1 lower=false"
     with pytest.raises(ValueError, match="spaces"):
         format_options({"db": "a b"})
+
+
+@pytest.mark.parametrize("name", sorted(models.MODELS))
+def test_every_module_compiles_to_a_whole_program(name, empty_db, tmp_path):
+    model, inputs = models.make(name)
+    program = cuda_agent.compile(model, *inputs, verify="db", db=str(empty_db),
+                                 work_dir=tmp_path, quiet=True)
+    assert program.inputs == [(i.dtype, tuple(i.shape)) for i in inputs]
+    with torch.no_grad():
+        expected = model(*inputs)
+    assert program.outputs == [(expected.dtype, tuple(expected.shape))]
+    assert program.report["regions"], "nothing was outlined"
