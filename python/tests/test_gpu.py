@@ -46,3 +46,21 @@ def test_program_matches_eager(name, tmp_path):
         again = program(*inputs)
     torch.cuda.current_stream().wait_stream(stream)
     torch.testing.assert_close(again, expected, rtol=tolerance, atol=tolerance)
+
+
+def test_backend_runs_compiled_graphs(empty_db, tmp_path):
+    # Needs the compiler here too (a GPU machine with MLIR and torch-mlir).
+    pytest.importorskip("torch_mlir")
+    model, inputs = models.make("mlp_block", device="cuda")
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="cuda_agent", dynamic=False,
+                             options={"verify": "db", "db": str(empty_db),
+                                      "work_dir": str(tmp_path), "quiet": True})
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cuda_agent.FallbackWarning)
+        with torch.no_grad():
+            result = compiled(*inputs)
+            expected = model(*inputs)
+    torch.testing.assert_close(result, expected, rtol=1e-4, atol=1e-4)
+    assert list(tmp_path.glob("graph*/program/plan.json"))
