@@ -21,6 +21,18 @@ PlanExecutor::PlanExecutor(const Driver &driver, const Plan &plan, int ordinal)
   CU_CHECK(driver, cuInit, 0);
   CU_CHECK(driver, cuDeviceGet, &device, ordinal);
   CU_CHECK(driver, cuDevicePrimaryCtxRetain, &context, device);
+  // A constructor that throws runs no destructor: give back what was taken.
+  try {
+    loadKernels();
+  } catch (...) {
+    for (CUmodule module : modules)
+      driver.cuModuleUnload(module);
+    driver.cuDevicePrimaryCtxRelease(device);
+    throw;
+  }
+}
+
+void PlanExecutor::loadKernels() {
   CU_CHECK(driver, cuCtxSetCurrent, context);
   int sharedLimit = 0;
   CU_CHECK(driver, cuDeviceGetAttribute, &sharedLimit,

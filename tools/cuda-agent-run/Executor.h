@@ -42,6 +42,9 @@ public:
   void enqueue(const std::vector<CUdeviceptr> &buffers, CUstream stream);
 
 private:
+  /// Loads every object once and looks up every launch's kernel.
+  void loadKernels();
+
   const Driver &driver;
   const Plan &plan;
   CUdevice device = 0;
