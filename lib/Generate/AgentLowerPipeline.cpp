@@ -21,6 +21,15 @@ void cuda_agent::buildAgentLowerPipeline(OpPassManager &pm,
 #include "cuda-agent/Generate/GenerateOptions.def"
   pm.addPass(createAgentGeneratePass(generate));
 
+  if (!options.bundle.empty()) {
+    AgentEmitBundlePassOptions emit;
+    emit.dir = options.bundle;
+    emit.wholeProgram = true;
+    emit.chip = options.chip;
+    emit.features = options.features;
+    pm.addPass(createAgentEmitBundlePass(emit));
+  }
+
   // The default lowering splices the kernels agent-generate attached; with
   // lower=false only its first steps run.
   if (!options.lower) {

@@ -17,8 +17,8 @@
 namespace mlir::cuda_agent {
 
 /// The options of --agent-lower: agent-outline's fusion, all of
-/// agent-generate's (GenerateOptions.def), and whether to finish with the
-/// default lowering.
+/// agent-generate's (GenerateOptions.def), where to write the program's
+/// whole-program bundle, and whether to finish with the default lowering.
 struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
   Option<FusionMode> fusion{
       *this, "fusion",
@@ -36,6 +36,14 @@ struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
   Option<TYPE> MEMBER{*this, FLAG, llvm::cl::desc(HELP),                        \
                       llvm::cl::init(TYPE{DEFAULT})};
 #include "cuda-agent/Generate/GenerateOptions.def"
+  Option<std::string> bundle{
+      *this, "bundle",
+      llvm::cl::desc("Also write each public function as a whole-program "
+                     "bundle (agent-emit-bundle whole-program=true: the "
+                     "kernels agent-generate chose, the default lowering "
+                     "elsewhere) into DIR, for example `bundle=out/program`; "
+                     "what cuda-agent-run and the Python package run."),
+      llvm::cl::init("")};
   Option<bool> lower{
       *this, "lower",
       llvm::cl::desc("Finish with agent-default-lowering (the default); "

@@ -1,0 +1,30 @@
+"""cuda_agent: PyTorch modules compiled by cuda-agent-opt, run on torch tensors.
+
+- ``export(module, *inputs, params="arguments"|"constants")``: linalg text
+  (torch-mlir; CPython 3.11).
+- ``compile(module, *inputs, agent=, verify=, db=, **agent_lower_options)``:
+  a ``CompiledProgram`` that runs the whole-program bundle on torch's current
+  stream.
+- ``compile_mlir(path_or_text, ...)``: the same for linalg-on-tensors MLIR.
+- ``load(directory, module=None)``: a program compiled earlier (runtime only:
+  no MLIR, no torch-mlir).
+- ``torch.compile(model, backend="cuda_agent")``: the dynamo backend.
+"""
+
+from ._export import ExportError, export, state_names
+from ._program import CompiledProgram, compile, compile_mlir, load
+from ._tools import CompileError, find_tool
+from .backend import FallbackWarning, cuda_agent_backend
+
+__all__ = [
+    "CompileError", "CompiledProgram", "ExportError", "FallbackWarning",
+    "compile", "compile_mlir", "cuda_agent_backend", "export", "find_tool", "load", "state_names",
+]
+__version__ = "0.1.0"
+
+try:
+    from .backend import register as _register
+
+    _register()
+except Exception:  # pragma: no cover - a torch without dynamo
+    pass

@@ -1,0 +1,117 @@
+"""PyTorch -> linalg on tensors, through torch-mlir's FX importer.
+
+``export(module, *example_inputs)`` returns the MLIR text that cuda-agent-opt
+reads. With ``params="arguments"`` (the default) the module's parameters and
+buffers become the leading arguments of ``@main``, in ``state_names(module)``
+order, so the compiled program reads the live tensors of the module instead of
+copies frozen into the IR; ``params="constants"`` keeps torch-mlir's own form,
+the weights as ``dense_resource`` constants.
+
+torch-mlir publishes wheels for CPython 3.11 only; everything else in the
+package works without it.
+"""
+
+from __future__ import annotations
+
+from typing import List, Sequence
+
+import torch
+
+PARAM_MODES = ("arguments", "constants")
+
+
+class ExportError(RuntimeError):
+    """torch-mlir could not import the module (or is not installed)."""
+
+
+def state_names(module: torch.nn.Module) -> List[str]:
+    """The names of the parameters, then the buffers, that become arguments."""
+    names = [name for name, _ in module.named_parameters()]
+    names += [name for name, _ in module.named_buffers()]
+    return names
+
+
+def state_tensors(module: torch.nn.Module) -> List[torch.Tensor]:
+    """The tensors of ``state_names(module)``, in that order."""
+    state = dict(module.named_parameters())
+    state.update(module.named_buffers())
+    return [state[name] for name in state_names(module)]
+
+
+class _Functional(torch.nn.Module):
+    """``module`` with its state passed in: forward(*state, *inputs).
+
+    The wrapped module is kept out of the submodules, so that torch.export
+    sees no parameters: functional_call binds the arguments in their place.
+    """
+
+    def __init__(self, module: torch.nn.Module, names: Sequence[str]):
+        super().__init__()
+        object.__setattr__(self, "_inner", module)
+        self._names = list(names)
+
+    def forward(self, *args):
+        count = len(self._names)
+        state = dict(zip(self._names, args[:count]))
+        return torch.func.functional_call(self._inner, state, tuple(args[count:]))
+
+
+def _on_cpu(value):
+    """A CPU tensor of ``value``'s shape and dtype (contents unset: the import
+    reads only the metadata), or ``value`` itself if it is not a tensor."""
+    if isinstance(value, torch.Tensor):
+        return torch.empty(tuple(value.shape), dtype=value.dtype)
+    return value
+
+
+def _import_torch_mlir():
+    try:
+        from torch_mlir import fx
+        from torch_mlir.compiler_utils import OutputType
+    except ImportError as error:  # pragma: no cover - depends on the machine
+        raise ExportError(
+            "cuda_agent.export needs torch-mlir (pip install torch-mlir; wheels "
+            "exist for CPython 3.11 only): " + str(error)) from error
+    return fx, OutputType
+
+
+def export(module, *example_inputs, params: str = "arguments",
+           func_name: str = "main") -> str:
+    """Returns ``module`` at ``example_inputs``' shapes as linalg-on-tensors text.
+
+    ``module`` is a ``torch.nn.Module`` (or a function, which has no state);
+    it and the inputs may be on any device (the import itself runs on the CPU).
+    ``params="arguments"``: ``@main(*state_tensors(module), *example_inputs)``;
+    ``params="constants"``: ``@main(*example_inputs)`` with the weights inside.
+    """
+    if params not in PARAM_MODES:
+        raise ValueError(f"params must be one of {PARAM_MODES}, not {params!r}")
+    if not isinstance(module, torch.nn.Module):
+        function = module
+
+        class _Function(torch.nn.Module):
+            def forward(self, *args):
+                return function(*args)
+
+        module = _Function()
+    fx, OutputType = _import_torch_mlir()
+    # The import runs on the CPU whatever device the module and the inputs
+    # are on: only shapes and dtypes matter (and, for constants, the weights).
+    inputs = tuple(_on_cpu(value) for value in example_inputs)
+    if params == "arguments":
+        names = state_names(module)
+        state = tuple(_on_cpu(tensor) for tensor in state_tensors(module))
+        target, args = _Functional(module, names), state + inputs
+    else:
+        if any(t.device.type != "cpu" for t in state_tensors(module)):
+            import copy
+            module = copy.deepcopy(module).cpu()
+        target, args = module, inputs
+    try:
+        imported = fx.export_and_import(
+            target, *args, output_type=OutputType.LINALG_ON_TENSORS,
+            func_name=func_name)
+    except Exception as error:
+        raise ExportError(f"torch-mlir could not import {type(module).__name__}: "
+                          f"{type(error).__name__}: {error}") from error
+    return str(imported)

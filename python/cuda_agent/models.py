@@ -1,0 +1,151 @@
+"""Small PyTorch modules in the KernelBench form: a ``Model`` class with
+``get_inputs()``; the tests export them and the bench times them.
+
+Each entry of ``MODELS`` is ``name -> (make_model, get_inputs)``; inputs are
+made on ``device`` with the shapes given here (small, so that export and the
+CPU-only tests stay fast).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Tuple
+
+import torch
+from torch import nn
+
+
+class LinearRelu(nn.Module):
+    def __init__(self, features=256, out=512):
+        super().__init__()
+        self.linear = nn.Linear(features, out)
+
+    def forward(self, x):
+        return torch.relu(self.linear(x))
+
+
+class Softmax(nn.Module):
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+
+
+class LayerNorm(nn.Module):
+    def __init__(self, width=512):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+
+    def forward(self, x):
+        return self.norm(x)
+
+
+class ConvRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(8, 16, 3, padding=1)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+
+class Gelu(nn.Module):
+    def forward(self, x):
+        return nn.functional.gelu(x)
+
+
+class MatmulF16(nn.Module):
+    def forward(self, a, b):
+        return a @ b
+
+
+class MLPBlock(nn.Module):
+    """A transformer MLP block: y = x + W2 gelu(W1 layernorm(x) + b1) + b2."""
+
+    def __init__(self, width=512, hidden=2048):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.up = nn.Linear(width, hidden)
+        self.down = nn.Linear(hidden, width)
+
+    def forward(self, x):
+        return x + self.down(nn.functional.gelu(self.up(self.norm(x))))
+
+
+class LogSoftmax(nn.Module):
+    def forward(self, x):
+        return torch.log_softmax(x, dim=-1)
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, width=512, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(width))
+        self.eps = eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class SumKeepdim(nn.Module):
+    def forward(self, x):
+        return x.sum(dim=1, keepdim=True)
+
+
+class FlattenLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8 * 16 * 16, 64)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(x, 1))
+
+
+class ConcatBranches(nn.Module):
+    def forward(self, a, b):
+        return torch.cat([torch.relu(a), torch.sigmoid(b)], dim=1)
+
+
+class AttentionScores(nn.Module):
+    """softmax(q k^T / sqrt(d)) over batched heads."""
+
+    def forward(self, q, k):
+        return torch.softmax(q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5, dim=-1)
+
+
+class GemmReluSum(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(256, 256)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x)).sum(dim=1)
+
+
+def _randn(*shape, dtype=torch.float32):
+    return lambda device: torch.randn(*shape, dtype=dtype, device=device)
+
+
+MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
+    "linear_relu": (LinearRelu, [_randn(128, 256)]),
+    "softmax": (Softmax, [_randn(64, 1024)]),
+    "layer_norm": (LayerNorm, [_randn(128, 512)]),
+    "conv2d_relu": (ConvRelu, [_randn(2, 8, 16, 16)]),
+    "gelu": (Gelu, [_randn(256, 1024)]),
+    "matmul_f16": (MatmulF16, [_randn(128, 256, dtype=torch.float16),
+                               _randn(256, 128, dtype=torch.float16)]),
+    "mlp_block": (MLPBlock, [_randn(256, 512)]),
+    # The shapes of test/Programs' corpus (KernelBench level 1 and 2).
+    "log_softmax": (LogSoftmax, [_randn(64, 1024)]),
+    "rms_norm": (RMSNorm, [_randn(128, 512)]),
+    "sum_keepdim": (SumKeepdim, [_randn(16, 256, 64)]),
+    "flatten_linear": (FlattenLinear, [_randn(4, 8, 16, 16)]),
+    "concat_branches": (ConcatBranches, [_randn(32, 64), _randn(32, 64)]),
+    "attention_scores": (AttentionScores, [_randn(4, 128, 64), _randn(4, 128, 64)]),
+    "gemm_relu_sum": (GemmReluSum, [_randn(128, 256)]),
+}
+
+
+def make(name: str, device="cpu", seed: int = 0):
+    """``(model, inputs)`` for MODELS[name], seeded, in eval mode, on device."""
+    make_model, inputs = MODELS[name]
+    torch.manual_seed(seed)
+    model = make_model().eval().to(device)
+    return model, [make_input(device) for make_input in inputs]

@@ -1,0 +1,55 @@
+"""The bench's bookkeeping (KernelBench's fast_p, the table, the chart) and its
+compile step; `run` needs a GPU and is exercised by scripts/python-gpu-check."""
+
+import json
+
+import pytest
+
+from cuda_agent import bench
+
+
+def _rows():
+    return [
+        {"name": "a", "correct": True, "correct_kernelbench": True, "eager_us": 20.0,
+         "compile_us": 10.0, "ours_us": 10.0, "regions": ["spliced"]},
+        {"name": "b", "correct": False, "correct_kernelbench": True, "eager_us": 10.0,
+         "compile_us": 40.0, "ours_us": 20.0, "regions": ["default", "spliced"]},
+        {"name": "c", "correct": False, "correct_kernelbench": False, "eager_us": 10.0,
+         "ours_us": 1.0},
+        {"name": "d", "error": "RuntimeError: no plan"},
+    ]
+
+
+def test_fast_p_counts_correct_and_faster_over_all_modules():
+    summary = bench._summarize(_rows())
+    # fast_0: correct (KernelBench's tolerance) among all four; fast_1: also faster.
+    assert summary["eager"]["fast_0"] == 0.5
+    assert summary["eager"]["fast_1"] == 0.25          # only a: 2x; b is 0.5x
+    assert summary["eager"]["geomean_speedup"] == pytest.approx(1.0)   # sqrt(2 * 0.5)
+    assert summary["compile"]["fast_1"] == 0.25        # only b: 2x; a is 1.0x
+    assert summary["compile"]["geomean_speedup"] == pytest.approx(2 ** 0.5)
+
+
+def test_markdown_and_chart(tmp_path):
+    report = {"device": "test GPU", "torch": "x", "runs": 5, "rows": _rows(),
+              "summary": bench._summarize(_rows())}
+    text = bench._markdown(report)
+    assert "| a | True / True |" in text and "2.00x | 1.00x | 1/1 spliced |" in text
+    assert "| d | error: RuntimeError: no plan |" in text
+    assert "against eager: fast_0 0.50, fast_1 0.25, geomean speedup 1.00x" in text
+    pytest.importorskip("matplotlib")
+    bench._chart(report, tmp_path / "bench.png")
+    assert (tmp_path / "bench.png").stat().st_size > 1000
+
+
+def test_compile_step_writes_programs_and_errors(tmp_path, empty_db):
+    pytest.importorskip("torch_mlir")
+    code = bench.main(["compile", str(tmp_path), "--verify", "db", "--db", str(empty_db),
+                       "--only", "gelu", "--option", "fusion=nonsense"])
+    assert code == 1
+    assert "CompileError" in (tmp_path / "gelu" / "error.txt").read_text()
+    assert bench.main(["compile", str(tmp_path), "--verify", "db", "--db", str(empty_db),
+                       "--only", "gelu"]) == 0
+    assert not (tmp_path / "gelu" / "error.txt").exists()
+    manifest = json.loads((tmp_path / "gelu" / "cuda_agent.json").read_text())
+    assert manifest["bundle"] == "program" and (tmp_path / "gelu" / "program" / "plan.json").is_file()

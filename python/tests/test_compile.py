@@ -1,0 +1,111 @@
+"""compile(): --agent-lower with a whole-program bundle, and the callable's checks."""
+
+import json
+
+import pytest
+import torch
+
+import cuda_agent
+from cuda_agent import models
+
+pytest.importorskip("torch_mlir")
+
+
+@pytest.fixture(scope="module")
+def mlp(empty_db, tmp_path_factory):
+    model, inputs = models.make("mlp_block")
+    work = tmp_path_factory.mktemp("mlp")
+    program = cuda_agent.compile(model, *inputs, verify="db", db=str(empty_db),
+                                 work_dir=work, quiet=True)
+    return model, inputs, program
+
+
+def test_compile_writes_a_whole_program_bundle(mlp):
+    model, inputs, program = mlp
+    plan = json.loads((program.bundle / "plan.json").read_text())
+    kernels = [step for step in plan["launches"] if "kernel" in step]
+    assert kernels and all((program.bundle / k["object"]).is_file() for k in kernels)
+    assert program.inputs == [(torch.float32, (256, 512))]
+    assert program.outputs == [(torch.float32, (256, 512))]
+    assert program.state_names == cuda_agent.state_names(model)
+    # The JSON report: one entry per region, none spliced from an empty database.
+    regions = program.report["regions"]
+    assert [r["kind"] for r in regions] == ["reduction", "contraction", "contraction"]
+    assert {r["decision"] for r in regions} == {"default"}
+    assert "agent-generate: [3/3]" in program.log
+
+
+def test_load_gives_the_same_program(mlp):
+    model, _, program = mlp
+    again = cuda_agent.load(program.directory, module=model)
+    assert again.inputs == program.inputs and again.bundle == program.bundle
+
+
+def test_wrong_arguments_get_clear_errors(mlp):
+    _, inputs, program = mlp
+    with pytest.raises(TypeError, match=r"takes 1 tensor argument\(s\), 2 given"):
+        program(inputs[0], inputs[0])
+    with pytest.raises(TypeError, match=r"argument 0: expected float32\[256, 512\], "
+                                        r"got float16\[256, 512\]"):
+        program(inputs[0].half())
+    with pytest.raises(TypeError, match=r"expected float32\[256, 512\], got float32\[8, 512\]"):
+        program(torch.zeros(8, 512))
+    with pytest.raises(TypeError, match="expected a tensor"):
+        program([1.0])
+    with pytest.raises(ValueError, match="must be on one CUDA device"):
+        program(inputs[0])
+
+
+def test_parameters_are_checked_too(mlp):
+    model, inputs, program = mlp
+    other = models.MLPBlock(width=512, hidden=1024)
+    again = cuda_agent.load(program.directory, module=other)
+    with pytest.raises(TypeError, match=r"parameter 'up.weight': expected float32\[2048, 512\]"):
+        again(inputs[0])
+    with pytest.raises(TypeError, match="load it with module="):
+        cuda_agent.load(program.directory)(inputs[0])
+
+
+def test_split_mode_writes_jobs_and_the_bundle(tmp_path):
+    model, inputs = models.make("linear_relu")
+    program = cuda_agent.compile(model, *inputs, agent="builtin", verify="bundle",
+                                 db="none", samples=2, work_dir=tmp_path, quiet=True)
+    jobs = json.loads((tmp_path / "jobs" / "jobs.json").read_text())
+    assert len(jobs["jobs"]) == 1
+    assert program.report["jobs"] == str(tmp_path / "jobs")
+    assert "verification deferred: 2 candidate(s)" in program.report["regions"][0]["reason"]
+    assert (program.bundle / "plan.json").is_file()
+
+
+def test_compile_mlir_splices_the_example_kernels(repo, example_db, tmp_path):
+    program = cuda_agent.compile_mlir(repo / "examples/transformer_mlp_block.mlir",
+                                      verify="db", db=str(example_db),
+                                      work_dir=tmp_path, quiet=True)
+    assert [r["decision"] for r in program.report["regions"]] == ["spliced"] * 4
+    assert len(program.inputs) == 8 and len(program.outputs) == 2
+
+
+def test_compiler_errors_carry_the_log(tmp_path):
+    with pytest.raises(cuda_agent.CompileError, match="failed") as info:
+        cuda_agent.compile_mlir("func.func @f( {", work_dir=tmp_path, quiet=True)
+    assert "error" in info.value.log
+
+
+def test_options_are_spelled_as_the_tool_spells_them():
+    from cuda_agent._tools import format_options
+    assert format_options({"replay_dir": "k", "min_speedup": 1.1, "lower": False,
+                           "db": None}) == "replay-dir=k min-speedup=1.1 lower=false"
+    with pytest.raises(ValueError, match="spaces"):
+        format_options({"db": "a b"})
+
+
+@pytest.mark.parametrize("name", sorted(models.MODELS))
+def test_every_module_compiles_to_a_whole_program(name, empty_db, tmp_path):
+    model, inputs = models.make(name)
+    program = cuda_agent.compile(model, *inputs, verify="db", db=str(empty_db),
+                                 work_dir=tmp_path, quiet=True)
+    assert program.inputs == [(i.dtype, tuple(i.shape)) for i in inputs]
+    with torch.no_grad():
+        expected = model(*inputs)
+    assert program.outputs == [(expected.dtype, tuple(expected.shape))]
+    assert program.report["regions"], "nothing was outlined"

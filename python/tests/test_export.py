@@ -1,0 +1,60 @@
+"""export(): torch-mlir's linalg text, which our tool parses."""
+
+import re
+import subprocess
+
+import pytest
+
+import cuda_agent
+from cuda_agent import models
+
+pytest.importorskip("torch_mlir")
+
+
+@pytest.mark.parametrize("name", sorted(models.MODELS))
+def test_export_parses(name, tool, tmp_path):
+    model, inputs = models.make(name)
+    text = cuda_agent.export(model, *inputs)
+    signature = re.search(r"func\.func @main\(([^)]*)\)", text)
+    assert signature, text[:400]
+    arguments = signature.group(1).count("%arg")
+    # The parameters and buffers come first, then the inputs.
+    assert arguments == len(cuda_agent.state_names(model)) + len(inputs)
+    assert "dense_resource" not in text
+    path = tmp_path / f"{name}.mlir"
+    path.write_text(text)
+    result = subprocess.run([str(tool), str(path), "-o", "/dev/null"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_export_constants_keeps_weights_inside():
+    model, inputs = models.make("linear_relu")
+    text = cuda_agent.export(model, *inputs, params="constants")
+    assert "dense_resource" in text
+    assert re.search(r"func\.func @main\(%arg0: tensor<128x256xf32>\)", text)
+
+
+def test_export_rejects_unknown_param_mode():
+    model, inputs = models.make("gelu")
+    with pytest.raises(ValueError, match="params must be one of"):
+        cuda_agent.export(model, *inputs, params="frozen")
+
+
+def test_export_error_is_clear():
+    def data_dependent(x):
+        if x.sum() > 0:  # control flow on a value: torch.export refuses it
+            return x
+        return -x
+
+    with pytest.raises(cuda_agent.ExportError, match="torch-mlir could not import"):
+        cuda_agent.export(data_dependent, models.make("gelu")[1][0])
+
+
+def test_export_needs_only_shapes_and_dtypes():
+    # A module and inputs without data (the meta device, as CUDA ones are to
+    # the importer) give the same program as on the CPU.
+    model, inputs = models.make("linear_relu")
+    on_cpu = cuda_agent.export(model, *inputs)
+    on_meta = cuda_agent.export(model.to("meta"), *[i.to("meta") for i in inputs])
+    assert on_meta == on_cpu
