@@ -83,6 +83,10 @@ FailureOr<std::string> renderExpr(AffineExpr expr, ArrayRef<std::string> dims,
 FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
                                    std::string &why) {
   ConvProduct c;
+  if (llvm::none_of(region.generics, [](linalg::GenericOp g) {
+        return isReduction(g) && linalg::isaConvolutionOpInterface(g);
+      }))
+    return failure(); // another strategy's region: no reason
   for (linalg::GenericOp g : region.generics) {
     if (!isReduction(g))
       continue;
@@ -94,8 +98,6 @@ FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
     }
     c.op = g;
   }
-  if (!c.op)
-    return failure(); // another strategy's region: no reason
   linalg::GenericOp g = c.op;
   if (g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1) {
     why = "a convolution with other than an input, a filter and one result";
@@ -127,6 +129,14 @@ FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
     why = "dynamic shapes are not written yet";
     return failure();
   }
+  // Loops of extent 1 (a 1x1 kernel's taps, a batch of one) index 0: the
+  // input map without them reads a 1x1 convolution as a plain matrix.
+  SmallVector<AffineExpr> zeroed;
+  for (auto [d, range] : llvm::enumerate(c.ranges))
+    zeroed.push_back(range == 1 ? getAffineConstantExpr(0, g.getContext())
+                                : getAffineDimExpr(d, g.getContext()));
+  c.mapIn = simplifyAffineMap(c.mapIn.replaceDimsAndSymbols(
+      zeroed, {}, c.mapIn.getNumDims(), c.mapIn.getNumSymbols()));
   auto inInput = [&](unsigned d) {
     return llvm::any_of(c.mapIn.getResults(),
                         [&](AffineExpr e) { return uses(e, d); });
