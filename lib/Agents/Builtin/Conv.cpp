@@ -13,9 +13,11 @@
 // for f16/bf16 operands on sm_80 and later, mma.sync with f32
 // accumulation; the epilogue the outliner fused (bias, activations,
 // residual, scale, casts) runs on the accumulator before the only store.
-// Depthwise and grouped convolutions, reductions after the convolution
-// (a min over channels) and a tensor.pad inside the region are not
-// written yet: those regions get no candidate and the reason.
+// Depthwise and grouped convolutions (a channel in the input, the filter
+// and the output) are memory-bound: a direct kernel, a thread per output
+// element. Reductions after the convolution (a min over channels) and a
+// tensor.pad inside the region are not written yet: those regions get no
+// candidate and the reason.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +48,9 @@ struct ConvProduct {
   /// taps, in the filter's order), slowest first; extent-1 loops left out.
   SmallVector<unsigned> mDims, nDims, kDims;
   int64_t M = 1, N = 1, K = 1;
+  /// The extent of the channels in the input, the filter and the output
+  /// (depthwise and grouped convolutions): 1 for an implicit GEMM.
+  int64_t depth = 1;
 };
 
 /// Whether loop dimension `dim` occurs in `expr`.
@@ -147,9 +152,8 @@ FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
     unsigned d = cast<AffineDimExpr>(e).getPosition();
     bool inFilter = c.mapFilter.isFunctionOfDim(d);
     if (inFilter && inInput(d)) {
-      why = "depthwise and grouped convolutions (a channel of the input, the "
-            "filter and the output) are not written yet";
-      return failure();
+      c.depth *= c.ranges[d];
+      continue;
     }
     if (c.ranges[d] > 1)
       (inFilter ? c.nDims : c.mDims).push_back(d);
@@ -166,12 +170,12 @@ FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
   int64_t reduced = 1, parallel = 1;
   for (auto [d, it] : llvm::enumerate(iterators))
     (it == utils::IteratorType::reduction ? reduced : parallel) *= c.ranges[d];
-  if (reduced != c.K || parallel != c.M * c.N) {
+  if (reduced != c.K || parallel != c.M * c.N * c.depth) {
     why = "a convolution with a loop missing from its filter or output map";
     return failure();
   }
-  if (c.M >= (1LL << 31) || c.N >= (1LL << 31) || c.K >= (1LL << 31)) {
-    why = "an implicit GEMM dimension over 2^31";
+  if (product(shapeOf(c.result)) >= (1LL << 31) || c.K >= (1LL << 31)) {
+    why = "a convolution with 2^31 outputs or reduced elements";
     return failure();
   }
   return c;
@@ -291,6 +295,79 @@ FailureOr<Launch> gridOf(const ConvProduct &c, int bm, int bn, int threads,
   return launch;
 }
 
+/// Depthwise and grouped convolutions, memory-bound: a thread per output
+/// element, consecutive threads along the output's innermost dimension,
+/// summing over the taps (and the group's channels) in f32; the epilogue
+/// runs on the sum before the only store.
+FailureOr<Variant> writeConvDirect(const LinalgRegion &region,
+                                   const ConvProduct &c, int threads,
+                                   std::string &why) {
+  unsigned counter = 0;
+  ArrayRef<int64_t> shape = shapeOf(c.result);
+  int64_t total = product(shape);
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, "conv", threads) + " {\n";
+  src += llvm::formatv("  const int o = blockIdx.x * {0} + threadIdx.x;\n"
+                       "  if (o >= {1})\n    return;\n",
+                       threads, total)
+             .str();
+  SmallVector<std::string> loop(c.ranges.size(), "0");
+  int64_t stride = 1;
+  for (int i = int(shape.size()) - 1; i >= 0; --i) {
+    if (shape[i] == 1)
+      continue;
+    std::string name = "oi" + std::to_string(i);
+    std::string q = stride == 1 ? "o" : "o / " + std::to_string(stride);
+    stride *= shape[i];
+    src += "  const int " + name + " = " +
+           (stride == total ? q
+                            : "(" + q + ") % " + std::to_string(shape[i])) +
+           ";\n";
+    loop[c.mapOut.getDimPosition(i)] = name;
+  }
+  src += llvm::formatv("  float acc = {0};\n{1}  for (int t = 0; t < {2}; "
+                       "++t) {{\n",
+                       accumulatorInit(region, c),
+                       c.K <= 64 ? "#pragma unroll\n" : "", c.K)
+             .str();
+  std::string body = splitIndex("t", c, c.kDims, "ki", loop);
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
+    return eval.loadAt(i, at);
+  };
+  SmallVector<std::string> values;
+  for (auto [operand, map] :
+       {std::pair(c.input, c.mapIn), std::pair(c.filter, c.mapFilter)}) {
+    SmallVector<std::string> idx;
+    for (AffineExpr e : map.getResults()) {
+      FailureOr<std::string> index = renderExpr(e, loop, why);
+      if (failed(index))
+        return failure();
+      idx.push_back(*index);
+    }
+    FailureOr<std::string> value = eval.valueAt(operand, idx, why);
+    if (failed(value))
+      return failure();
+    values.push_back(*value);
+  }
+  src += body + "        acc = fmaf(" + values[0] + ", " + values[1] +
+         ", acc);\n  }\n";
+  FailureOr<SmallVector<std::string>> idxC =
+      applyIndexingMap(c.mapOut, loop, why);
+  if (failed(idxC))
+    return failure();
+  FailureOr<std::string> epilogue =
+      writeEpilogueAt(region, c.init, c.result, *idxC, "acc", counter, why);
+  if (failed(epilogue))
+    return failure();
+  src += "  {\n" + *epilogue + "  }\n}\n";
+  return Variant{"direct-b" + std::to_string(threads),
+                 src,
+                 {{"conv", {(total + threads - 1) / threads, 1, 1},
+                   {threads, 1, 1}}}};
+}
+
 FailureOr<Variant> writeConvSimt(const LinalgRegion &region,
                                  const ConvProduct &c, const Tiling &t,
                                  std::string &why) {
@@ -364,7 +441,8 @@ FailureOr<Variant> writeConvMma(const LinalgRegion &region,
 }
 
 /// Convolutions: the tensor-core kernels for f16/bf16 operands, then the
-/// exact SIMT kernels, the tile that fills the device best first.
+/// exact SIMT kernels, the tile that fills the device best first;
+/// depthwise and grouped convolutions: the direct kernel.
 class ConvStrategy final : public Strategy {
 public:
   StringRef getName() const override { return "conv"; }
@@ -379,6 +457,11 @@ public:
     FailureOr<ConvProduct> c = analyzeConv(region, reason);
     if (failed(c)) {
       list.add(failure(), reason);
+      return;
+    }
+    if (c->depth > 1) {
+      for (int threads : {256, 128})
+        list.add(writeConvDirect(region, *c, threads, reason), reason);
       return;
     }
     bool fewBigTiles =

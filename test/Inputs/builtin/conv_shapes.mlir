@@ -1,7 +1,8 @@
 // Convolutions of the conv strategy's tests (builtin-conv.test,
 // builtin-conv-emulated.test): both layouts, strides, dilation, a 1x1, an
 // AlexNet-like 11x11 stride 4 over 3 channels, fused epilogues, f16 in with
-// f32 accumulation. Sizes are small and not tile multiples.
+// f32 accumulation, depthwise (the direct kernel). Sizes are small and not
+// tile multiples.
 
 #nhwc = affine_map<(n, h, w, c) -> (n, h, w, c)>
 #ch = affine_map<(n, h, w, c) -> (c)>
@@ -100,4 +101,30 @@ func.func @nhwc_f16(%x: tensor<2x10x10x16xf16>, %w: tensor<3x3x16x40xf16>) -> te
       ins(%x, %w : tensor<2x10x10x16xf16>, tensor<3x3x16x40xf16>)
       outs(%f : tensor<2x8x8x40xf32>) -> tensor<2x8x8x40xf32>
   return %c : tensor<2x8x8x40xf32>
+}
+
+// Depthwise NHWC 3x3, relu fused: the direct kernel.
+func.func @depthwise_relu(%x: tensor<2x10x10x8xf32>, %w: tensor<3x3x8xf32>) -> tensor<2x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x10x10x8xf32>, tensor<3x3x8xf32>) outs(%f : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#nhwc, #nhwc], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<2x8x8x8xf32>) outs(%e : tensor<2x8x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x8x8xf32>
+  return %r : tensor<2x8x8x8xf32>
+}
+
+// Depthwise NCHW 5x5 stride 2.
+func.func @depthwise_nchw_stride2(%x: tensor<1x6x15x15xf32>, %w: tensor<6x5x5xf32>) -> tensor<1x6x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x6x6x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x6x6x6xf32>) -> tensor<1x6x6x6xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x6x15x15xf32>, tensor<6x5x5xf32>) outs(%f : tensor<1x6x6x6xf32>) -> tensor<1x6x6x6xf32>
+  return %c : tensor<1x6x6x6xf32>
 }

@@ -47,6 +47,25 @@ def conv(layout, batch, h, w, c, f, kh, kw, stride=1, dilation=1):
             "A_AT(m, k)": a_at, "B_AT(k, n)": b_at, "OUT_AT(m, n)": out_at}
 
 
+def depthwise(layout, batch, h, w, c, kh, kw, stride=1):
+    """The case macros of a depthwise convolution: a row per output element
+    (N = 1), the reduced index over the taps; the filter's index reads the
+    row's channel (B_AT sees m)."""
+    oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+    ky, kx = f"((k) / {kw})", f"((k) % {kw})"
+    if layout == "nhwc":
+        b, y, x, ch = f"((m) / {oh * ow * c})", f"((m) / {ow * c} % {oh})", f"((m) / {c} % {ow})", f"((m) % {c})"
+        a_at = f"(({b} * {h} + {y} * {stride} + {ky}) * {w} + {x} * {stride} + {kx}) * {c} + {ch}"
+        b_at = f"(k) * {c} + {ch}"
+    else:
+        b, ch, y, x = f"((m) / {c * oh * ow})", f"((m) / {oh * ow} % {c})", f"((m) / {ow} % {oh})", f"((m) % {ow})"
+        a_at = f"(({b} * {c} + {ch}) * {h} + {y} * {stride} + {ky}) * {w} + {x} * {stride} + {kx}"
+        b_at = f"{ch} * {kh * kw} + (k)"
+    return {"CASE_M": batch * oh * ow * c, "CASE_N": 1, "CASE_K": kh * kw,
+            "A_SIZE": batch * h * w * c, "B_SIZE": c * kh * kw,
+            "A_AT(m, k)": a_at, "B_AT(k, n)": b_at, "OUT_AT(m, n)": "(m)"}
+
+
 # function: (macros, A type, extra operand size, reference from the sum s,
 #            kernel arguments, tolerance)
 CASES = {
@@ -62,6 +81,10 @@ CASES = {
                                  "s + E[OUT_AT(m, n)]", "A.data(), B.data(), E.data(), out.data()", 1e-4),
     "nhwc_f16": (conv("nhwc", 2, 10, 10, 16, 40, 3, 3), "__half", 1, "s",
                  "A.data(), B.data(), out.data()", 1e-3),
+    "depthwise_relu": (depthwise("nhwc", 2, 10, 10, 8, 3, 3), "float", 1, "std::max(0.0, s)",
+                       "A.data(), B.data(), out.data()", 1e-5),
+    "depthwise_nchw_stride2": (depthwise("nchw", 1, 15, 15, 6, 5, 5, stride=2), "float", 1, "s",
+                               "A.data(), B.data(), out.data()", 1e-5),
 }
 
 
