@@ -217,11 +217,19 @@ std::string splitLoops(const ConvProduct &c, StringRef m, StringRef n,
   return text;
 }
 
+/// Whether the tile of the input (`isA`) or the filter is filled along k:
+/// when the operand's innermost index holds only reduced loops (NHWC's
+/// channel, FCHW's tap), else along the rows.
+bool fillsAlongK(const ConvProduct &c, bool isA) {
+  AffineExpr innermost = (isA ? c.mapIn : c.mapFilter).getResults().back();
+  return llvm::none_of(isA ? c.mDims : c.nDims,
+                       [&](unsigned d) { return uses(innermost, d); });
+}
+
 /// The loop filling the shared tile of the input (`isA`, the implicit
 /// im2col matrix) or the filter: each element read at the index the
-/// operand's map gives, through the region's producers. The tile is filled
-/// along the operand's innermost index: along k when it holds only reduced
-/// loops (NHWC's channel, FCHW's tap), else along the rows.
+/// operand's map gives, through the region's producers, along the operand's
+/// innermost index (fillsAlongK).
 FailureOr<std::string> writeConvTileLoad(const LinalgRegion &region,
                                          const ConvProduct &c, int rows,
                                          int bk, int threads, bool isA,
@@ -229,10 +237,7 @@ FailureOr<std::string> writeConvTileLoad(const LinalgRegion &region,
                                          std::string &why) {
   Value operand = isA ? c.input : c.filter;
   AffineMap map = isA ? c.mapIn : c.mapFilter;
-  AffineExpr innermost = map.getResults().back();
-  bool kFast = llvm::none_of(isA ? c.mDims : c.nDims, [&](unsigned d) {
-    return uses(innermost, d);
-  });
+  bool kFast = fillsAlongK(c, isA);
   SmallVector<std::string> loop;
   std::string body = isA ? splitLoops(c, "r", "", "k", loop)
                          : splitLoops(c, "", "r", "k", loop);
@@ -376,16 +381,43 @@ FailureOr<Variant> writeConvSimt(const LinalgRegion &region,
                     kernelSignature(region, "conv", t.threads()) + " {\n";
   src += tiles::simtSetup(t);
   src += tiles::simtAccumulators(t, accumulatorInit(region, c));
-  src += tiles::kLoop(c.K, t.bk);
+  // The next step's elements are read into registers while the block
+  // multiplies the current tiles: their latency hides behind the products.
+  std::string prefetch, store;
   for (bool isA : {true, false}) {
-    FailureOr<std::string> load = writeConvTileLoad(
-        region, c, isA ? t.bm : t.bn, t.bk, t.threads(), isA,
-        std::string("      ") + (isA ? "As" : "Bs") + "[kk][rr] = x;\n",
-        counter, why);
+    int rows = isA ? t.bm : t.bn, count = rows * t.bk / t.threads();
+    std::string regs = isA ? "ra" : "rb";
+    bool kFast = fillsAlongK(c, isA);
+    FailureOr<std::string> load =
+        writeConvTileLoad(region, c, rows, t.bk, t.threads(), isA,
+                          "      " + regs + "[p] = x;\n", counter, why);
     if (failed(load))
       return failure();
-    src += *load;
+    src += llvm::formatv("  float {0}[{1}];\n", regs, count).str();
+    prefetch += *load;
+    store += llvm::formatv(
+                 "#pragma unroll\n"
+                 "    for (int p = 0; p < {0}; ++p) {{\n"
+                 "      const int e = tid + p * {1};\n"
+                 "      {2}[{3}][{4}] = {5}[p];\n"
+                 "    }\n",
+                 count, t.threads(), isA ? "As" : "Bs",
+                 kFast ? "e % " + std::to_string(t.bk)
+                       : "e / " + std::to_string(rows),
+                 kFast ? "e / " + std::to_string(t.bk)
+                       : "e % " + std::to_string(rows),
+                 regs)
+                 .str();
   }
+  src += "  {\n    const long long k0 = 0;\n" + prefetch + "  }\n";
+  src += tiles::kLoop(c.K, t.bk);
+  src += store;
+  src += llvm::formatv("    if (k0 + {0} < {1}LL) {{\n"
+                       "      const long long next = k0 + {0};\n"
+                       "      const long long k0 = next;\n",
+                       t.bk, c.K)
+             .str() +
+         prefetch + "    }\n";
   src += tiles::simtProducts(t);
   FailureOr<std::string> epilogue =
       writeConvEpilogue(region, c, "acc[i][j]", counter, why);
