@@ -15,8 +15,8 @@
 //  - any single reduction, a thread per output element (SerialReduction.cpp).
 //
 // Part 2 covers contractions (Matmul.cpp): register-tiled products with
-// their epilogues; only it sees regions with a product, and convolutions
-// get no candidate, with the reason. Each region gets several variants
+// their epilogues; part 3 convolutions as implicit GEMMs on the same tiles
+// (Conv.cpp). Only these two see regions with a product. Each region gets several variants
 // (threads, elements per thread, threads per row, tiles); the closed loop's
 // timing picks.
 //
@@ -34,13 +34,17 @@ using namespace mlir::cuda_agent::builtin;
 
 ArrayRef<const Strategy *> cuda_agent::builtin::getStrategies() {
   // The order is the candidates' order: the specialized form of a class
-  // before its general one. Convolutions (Conv) go here when they come.
+  // before its general one.
   static const Strategy *const strategies[] = {
-      &getMatmulStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
+      &getConvStrategy(),            &getMatmulStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
       &getRowsSplitStrategy(),       &getRowsStrategy(),
       &getSerialReductionStrategy(),
   };
   return strategies;
+}
+
+bool cuda_agent::builtin::takesProducts(const Strategy &strategy) {
+  return &strategy == &getConvStrategy() || &strategy == &getMatmulStrategy();
 }
 
 const Strategy *cuda_agent::builtin::findStrategy(StringRef name) {
@@ -56,8 +60,8 @@ cuda_agent::builtin::writeVariants(const LinalgRegion &region,
   VariantList list;
   bool product = hasProduct(region);
   for (const Strategy *strategy : getStrategies()) {
-    // Regions with a product are the matmul strategy's alone.
-    if (product != (strategy == &getMatmulStrategy()))
+    // Regions with a product are the product strategies' alone.
+    if (product != takesProducts(*strategy))
       continue;
     std::string reason;
     if (!strategy->match(region, reason)) {

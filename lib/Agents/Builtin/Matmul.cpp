@@ -44,8 +44,7 @@ cuda_agent::builtin::analyzeContraction(const LinalgRegion &region,
     if (!isReduction(g))
       continue;
     if (linalg::isaConvolutionOpInterface(g)) {
-      why = "convolutions are not in the builtin agent yet (no direct or "
-            "implicit-GEMM kernel)";
+      why = "a convolution (the conv strategy's class)";
       return failure();
     }
     if (!linalg::isaContractionOpInterface(g) || c.op) {
@@ -160,34 +159,41 @@ FailureOr<std::string>
 cuda_agent::builtin::writeEpilogue(const LinalgRegion &region,
                                    const Contraction &c, StringRef acc,
                                    unsigned &counter, std::string &why) {
+  FailureOr<SmallVector<std::string>> idxC =
+      applyIndexingMap(c.mapC, c.loopDims("m", "n", "0"), why);
+  if (failed(idxC))
+    return failure();
+  return writeEpilogueAt(region, c.init, c.result, *idxC, acc, counter, why);
+}
+
+FailureOr<std::string> cuda_agent::builtin::writeEpilogueAt(
+    const LinalgRegion &region, Value init, Value result,
+    ArrayRef<std::string> idxC, StringRef acc, unsigned &counter,
+    std::string &why) {
   std::string body;
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) {
     return eval.loadAt(i, idx);
   };
-  FailureOr<SmallVector<std::string>> idxC =
-      applyIndexingMap(c.mapC, c.loopDims("m", "n", "0"), why);
-  if (failed(idxC))
-    return failure();
   std::string product = acc.str();
-  if (!c.initIsSplat(region)) {
-    FailureOr<std::string> init = eval.valueAt(c.init, *idxC, why);
-    if (failed(init))
+  if (!region.splats.count(init)) {
+    FailureOr<std::string> initValue = eval.valueAt(init, idxC, why);
+    if (failed(initValue))
       return failure();
-    product = writer.bind("float", *init + " + " + product);
+    product = writer.bind("float", *initValue + " + " + product);
   }
-  Type resultType = elementOf(c.result);
+  Type resultType = elementOf(result);
   if (!resultType.isF32())
     product = writer.bind("float",
                           loadAs(resultType, storeAs(resultType, product)));
-  eval.knownAt[c.result] = {*idxC, product};
+  eval.knownAt[result] = {SmallVector<std::string>(idxC), product};
   for (auto [o, out] : llvm::enumerate(region.outputs)) {
-    if (shapeOf(out) != shapeOf(c.result)) {
+    if (shapeOf(out) != shapeOf(result)) {
       why = "a region output of another shape than the product";
       return failure();
     }
-    FailureOr<std::string> value = eval.valueAt(out, *idxC, why);
+    FailureOr<std::string> value = eval.valueAt(out, idxC, why);
     if (failed(value)) {
       why = "an epilogue that reads the product elsewhere than at the "
             "element it writes (" +
@@ -195,7 +201,7 @@ cuda_agent::builtin::writeEpilogue(const LinalgRegion &region,
       return failure();
     }
     writer.append("        out" + std::to_string(o) + "[" +
-                  linearize(*idxC, shapeOf(out)) +
+                  linearize(idxC, shapeOf(out)) +
                   "] = " + storeAs(elementOf(out), *value) + ";\n");
   }
   return body;
@@ -223,14 +229,105 @@ FailureOr<std::string> cuda_agent::builtin::writeOperandValue(
   return body;
 }
 
-namespace {
+std::string tiles::loadLoop(int rows, int bk, int threads, bool kFast,
+                           StringRef base, ArrayRef<std::string> conds,
+                           StringRef inner, StringRef store) {
+  std::string text = llvm::formatv(
+      "#pragma unroll\n"
+      "    for (int p = 0; p < {0}; ++p) {{\n"
+      "      const int e = tid + p * {1};\n"
+      "      const int kk = {2}, rr = {3};\n"
+      "      const long long r = {4} + rr, k = k0 + kk;\n"
+      "      float x = 0.0f;\n",
+      rows * bk / threads, threads,
+      kFast ? "e % " + std::to_string(bk) : "e / " + std::to_string(rows),
+      kFast ? "e / " + std::to_string(bk) : "e % " + std::to_string(rows),
+      base);
+  text += (conds.empty() ? "      {\n"
+                         : "      if (" + join(conds, " && ") + ") {\n") +
+          inner.str() + "      }\n";
+  return text + store.str() + "    }\n";
+}
 
-/// The SIMT kernel's shape: a BM x BN block tile, BK-deep steps, a TM x TN
-/// register tile per thread (TM, TN multiples of 4).
-struct Tiling {
-  int bm, bn, bk, tm, tn;
-  int threads() const { return (bm / tm) * (bn / tn); }
-};
+std::string tiles::kLoop(int64_t K, int bk) {
+  return llvm::formatv("  for (long long k0 = 0; k0 < {0}LL; k0 += {1}) {{\n",
+                       K, bk)
+      .str();
+}
+
+std::string tiles::simtSetup(const Tiling &t) {
+  return llvm::formatv(
+             "  __shared__ __align__(16) float As[{0}][{1} + 4];\n"
+             "  __shared__ __align__(16) float Bs[{0}][{2} + 4];\n"
+             "  const int tid = threadIdx.x;\n"
+             "  const int tx = tid % {3}, ty = tid / {3};\n"
+             "  const long long m0 = (long long)blockIdx.y * {1};\n"
+             "  const long long n0 = (long long)blockIdx.x * {2};\n",
+             t.bk, t.bm, t.bn, t.bn / t.tn)
+      .str();
+}
+
+std::string tiles::simtAccumulators(const Tiling &t, StringRef init) {
+  return llvm::formatv("  float acc[{0}][{1}];\n"
+                       "#pragma unroll\n"
+                       "  for (int i = 0; i < {0}; ++i)\n"
+                       "#pragma unroll\n"
+                       "    for (int j = 0; j < {1}; ++j)\n"
+                       "      acc[i][j] = {2};\n",
+                       t.tm, t.tn, init)
+      .str();
+}
+
+std::string tiles::simtProducts(const Tiling &t) {
+  // Thread (ty, tx) owns rows ty*4 + i%4 of each BM*4/TM-row quarter and
+  // likewise columns: 16-byte shared loads, consecutive output columns.
+  return llvm::formatv(
+             "    __syncthreads();\n"
+             "#pragma unroll\n"
+             "    for (int kk = 0; kk < {0}; ++kk) {{\n"
+             "      float a[{1}], b[{2}];\n"
+             "#pragma unroll\n"
+             "      for (int q = 0; q < {1} / 4; ++q) {{\n"
+             "        const float4 v = *reinterpret_cast<const float4 *>("
+             "&As[kk][q * {3} + ty * 4]);\n"
+             "        a[q * 4] = v.x; a[q * 4 + 1] = v.y; a[q * 4 + 2] = v.z; "
+             "a[q * 4 + 3] = v.w;\n"
+             "      }\n"
+             "#pragma unroll\n"
+             "      for (int q = 0; q < {2} / 4; ++q) {{\n"
+             "        const float4 v = *reinterpret_cast<const float4 *>("
+             "&Bs[kk][q * {4} + tx * 4]);\n"
+             "        b[q * 4] = v.x; b[q * 4 + 1] = v.y; b[q * 4 + 2] = v.z; "
+             "b[q * 4 + 3] = v.w;\n"
+             "      }\n"
+             "#pragma unroll\n"
+             "      for (int i = 0; i < {1}; ++i)\n"
+             "#pragma unroll\n"
+             "        for (int j = 0; j < {2}; ++j)\n"
+             "          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);\n"
+             "    }\n"
+             "    __syncthreads();\n"
+             "  }\n",
+             t.bk, t.tm, t.tn, t.bm * 4 / t.tm, t.bn * 4 / t.tn)
+      .str();
+}
+
+std::string tiles::simtStoreLoop(const Tiling &t, int64_t M, int64_t N) {
+  return llvm::formatv(
+             "#pragma unroll\n"
+             "  for (int i = 0; i < {0}; ++i) {{\n"
+             "    const long long m = m0 + (i / 4) * {2} + ty * 4 + i % 4;\n"
+             "    if (m >= {4}LL)\n      continue;\n"
+             "#pragma unroll\n"
+             "    for (int j = 0; j < {1}; ++j) {{\n"
+             "      const long long n = n0 + (j / 4) * {3} + tx * 4 + j % 4;\n"
+             "      if (n >= {5}LL)\n        continue;\n"
+             "      {{\n",
+             t.tm, t.tn, t.bm * 4 / t.tm, t.bn * 4 / t.tn, M, N)
+      .str();
+}
+
+namespace {
 
 /// The shared-memory tile of one operand loaded by every thread: `rows`
 /// along M (or N) and BK along K, coalesced along the operand's innermost
@@ -291,57 +388,26 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
               " = x." + lanes[l] + ";\n";
     return text + "    }\n";
   }
-  std::string text = llvm::formatv(
-      "#pragma unroll\n"
-      "    for (int p = 0; p < {0}; ++p) {{\n"
-      "      const int e = tid + p * {1};\n"
-      "      const int kk = {2}, rr = {3};\n"
-      "      const long long r = {4} + rr, k = k0 + kk;\n"
-      "      float x = 0.0f;\n",
-      rows * t.bk / t.threads(), t.threads(),
-      kFast ? "e % " + std::to_string(t.bk) : "e / " + std::to_string(rows),
-      kFast ? "e / " + std::to_string(t.bk) : "e % " + std::to_string(rows),
-      isA ? "m0" : "n0");
-  std::string inner = *body + "        x = " + value + ";\n";
-  if (conds.empty())
-    text += "      {\n" + inner + "      }\n";
-  else
-    text += "      if (" + join(conds, " && ") + ") {\n" + inner + "      }\n";
-  text += std::string("      ") + (isA ? "As" : "Bs") + "[kk][rr] = x;\n    }\n";
-  return text;
+  return tiles::loadLoop(rows, t.bk, t.threads(), kFast, isA ? "m0" : "n0",
+                         conds, *body + "        x = " + value + ";\n",
+                         std::string("      ") + (isA ? "As" : "Bs") +
+                             "[kk][rr] = x;\n");
 }
 
 FailureOr<Variant> writeSimt(const LinalgRegion &region, const Contraction &c,
                              const Tiling &t, std::string &why) {
   unsigned counter = 0;
-  int threads = t.threads(), tx = t.bn / t.tn;
+  int threads = t.threads();
   std::string name = "matmul";
   std::string src = getPrelude().str() + "\n" +
                     kernelSignature(region, name, threads) + " {\n";
-  src += llvm::formatv(
-             "  __shared__ __align__(16) float As[{0}][{1} + 4];\n"
-             "  __shared__ __align__(16) float Bs[{0}][{2} + 4];\n"
-             "  const int tid = threadIdx.x;\n"
-             "  const int tx = tid % {3}, ty = tid / {3};\n"
-             "  const long long m0 = (long long)blockIdx.y * {1};\n"
-             "  const long long n0 = (long long)blockIdx.x * {2};\n",
-             t.bk, t.bm, t.bn, tx)
-             .str();
+  src += tiles::simtSetup(t);
   src += c.batchIndices();
   std::string init = "0.0f";
   if (c.initIsSplat(region))
     init = region.splats.lookup(c.init);
-  src += llvm::formatv("  float acc[{0}][{1}];\n"
-                       "#pragma unroll\n"
-                       "  for (int i = 0; i < {0}; ++i)\n"
-                       "#pragma unroll\n"
-                       "    for (int j = 0; j < {1}; ++j)\n"
-                       "      acc[i][j] = {2};\n",
-                       t.tm, t.tn, init)
-             .str();
-  src += llvm::formatv("  for (long long k0 = 0; k0 < {0}LL; k0 += {1}) {{\n",
-                       c.K, t.bk)
-             .str();
+  src += tiles::simtAccumulators(t, init);
+  src += tiles::kLoop(c.K, t.bk);
   for (bool isA : {true, false}) {
     FailureOr<std::string> load =
         writeTileLoad(region, c, t, isA, counter, why);
@@ -349,54 +415,13 @@ FailureOr<Variant> writeSimt(const LinalgRegion &region, const Contraction &c,
       return failure();
     src += *load;
   }
-  // Thread (ty, tx) owns rows ty*4 + i%4 of each BM*4/TM-row quarter and
-  // likewise columns: 16-byte shared loads, consecutive output columns.
-  src += llvm::formatv(
-             "    __syncthreads();\n"
-             "#pragma unroll\n"
-             "    for (int kk = 0; kk < {0}; ++kk) {{\n"
-             "      float a[{1}], b[{2}];\n"
-             "#pragma unroll\n"
-             "      for (int q = 0; q < {1} / 4; ++q) {{\n"
-             "        const float4 v = *reinterpret_cast<const float4 *>("
-             "&As[kk][q * {3} + ty * 4]);\n"
-             "        a[q * 4] = v.x; a[q * 4 + 1] = v.y; a[q * 4 + 2] = v.z; "
-             "a[q * 4 + 3] = v.w;\n"
-             "      }\n"
-             "#pragma unroll\n"
-             "      for (int q = 0; q < {2} / 4; ++q) {{\n"
-             "        const float4 v = *reinterpret_cast<const float4 *>("
-             "&Bs[kk][q * {4} + tx * 4]);\n"
-             "        b[q * 4] = v.x; b[q * 4 + 1] = v.y; b[q * 4 + 2] = v.z; "
-             "b[q * 4 + 3] = v.w;\n"
-             "      }\n"
-             "#pragma unroll\n"
-             "      for (int i = 0; i < {1}; ++i)\n"
-             "#pragma unroll\n"
-             "        for (int j = 0; j < {2}; ++j)\n"
-             "          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);\n"
-             "    }\n"
-             "    __syncthreads();\n"
-             "  }\n",
-             t.bk, t.tm, t.tn, t.bm * 4 / t.tm, t.bn * 4 / t.tn)
-             .str();
+  src += tiles::simtProducts(t);
   FailureOr<std::string> epilogue =
       writeEpilogue(region, c, "acc[i][j]", counter, why);
   if (failed(epilogue))
     return failure();
-  src += llvm::formatv(
-             "#pragma unroll\n"
-             "  for (int i = 0; i < {0}; ++i) {{\n"
-             "    const long long m = m0 + (i / 4) * {2} + ty * 4 + i % 4;\n"
-             "    if (m >= {4}LL)\n      continue;\n"
-             "#pragma unroll\n"
-             "    for (int j = 0; j < {1}; ++j) {{\n"
-             "      const long long n = n0 + (j / 4) * {3} + tx * 4 + j % 4;\n"
-             "      if (n >= {5}LL)\n        continue;\n"
-             "      {{\n",
-             t.tm, t.tn, t.bm * 4 / t.tm, t.bn * 4 / t.tn, c.M, c.N)
-             .str();
-  src += *epilogue + "      }\n    }\n  }\n}\n";
+  src += tiles::simtStoreLoop(t, c.M, c.N);
+  src += *epilogue + tiles::simtStoreEnd().str();
   Launch launch{name,
                 {(c.N + t.bn - 1) / t.bn, (c.M + t.bm - 1) / t.bm, c.batches},
                 {threads, 1, 1}};

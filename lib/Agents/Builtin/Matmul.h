@@ -64,6 +64,68 @@ FailureOr<std::string> writeEpilogue(const LinalgRegion &region,
                                      const Contraction &c, StringRef acc,
                                      unsigned &counter, std::string &why);
 
+/// The statements storing every region output at one element of a product
+/// whose result `result` has the indices `idxC` (C expressions), the sum
+/// being `acc` (f32) before the accumulator's `init` is added (nothing
+/// added when `init` is a splat the kernel started from).
+FailureOr<std::string> writeEpilogueAt(const LinalgRegion &region, Value init,
+                                       Value result,
+                                       ArrayRef<std::string> idxC,
+                                       StringRef acc, unsigned &counter,
+                                       std::string &why);
+
+/// The SIMT kernel's shape: a BM x BN block tile, BK-deep steps, a TM x TN
+/// register tile per thread (TM, TN multiples of 4).
+struct Tiling {
+  int bm, bn, bk, tm, tn;
+  int threads() const { return (bm / tm) * (bn / tn); }
+};
+
+/// A tensor-core BM x BN block tile, BK deep, split over WARPS_M x WARPS_N
+/// warps.
+struct MmaTiling {
+  int bm, bn, bk, warpsM, warpsN;
+  int threads() const { return 32 * warpsM * warpsN; }
+  int mTiles() const { return bm / warpsM / 16; } ///< 16-row mma tiles
+  int nTiles() const { return bn / warpsN / 8; }  ///< 8-column mma tiles
+};
+
+/// The text the SIMT and tensor-core kernels of every product (matmul,
+/// implicit-GEMM convolution) share; each kernel writes its own operand
+/// loads and epilogue indices between them.
+namespace tiles {
+/// The loop filling one operand's shared tile, `rows` x `bk`, `threads`
+/// elements at a time: each thread's element e gives `kk` and `rr` (k the
+/// fastest when `kFast`), `r` = `base` + rr and `k` = k0 + kk; `inner`
+/// runs under `conds` (all true when empty) to set `x`, then `store`.
+std::string loadLoop(int rows, int bk, int threads, bool kFast, StringRef base,
+                     ArrayRef<std::string> conds, StringRef inner,
+                     StringRef store);
+/// `for (long long k0 = 0; k0 < K; k0 += bk) {`.
+std::string kLoop(int64_t K, int bk);
+/// SIMT: shared tiles As, Bs (k-major), thread and block coordinates.
+std::string simtSetup(const Tiling &t);
+/// SIMT: the TM x TN accumulators, all `init`.
+std::string simtAccumulators(const Tiling &t, StringRef init);
+/// SIMT: the products of one loaded step and the end of the k loop.
+std::string simtProducts(const Tiling &t);
+/// SIMT: the loops over a thread's elements (m, n) that the epilogue
+/// statements follow, skipping those past M x N; closed by simtStoreEnd.
+std::string simtStoreLoop(const Tiling &t, int64_t M, int64_t N);
+inline StringRef simtStoreEnd() { return "      }\n    }\n  }\n}\n"; }
+/// mma.sync: shared tiles As, Bs ([rows][k], `storage`), warp coordinates.
+std::string mmaSetup(const MmaTiling &t, StringRef storage);
+/// mma.sync: the accumulator fragments, all `init`.
+std::string mmaAccumulators(const MmaTiling &t, StringRef init);
+/// mma.sync: the fragment reads and products of one loaded step (`ptxType`
+/// f16 or bf16) and the end of the k loop.
+std::string mmaProducts(const MmaTiling &t, StringRef ptxType);
+/// mma.sync: the loops over a thread's accumulator elements (m, n) that the
+/// epilogue statements follow; closed by mmaStoreEnd.
+std::string mmaStoreLoop(const MmaTiling &t, int64_t M, int64_t N);
+inline StringRef mmaStoreEnd() { return "      }\n}\n"; }
+} // namespace tiles
+
 /// Appends the tensor-core variants (MatmulMma.cpp) when both operands are
 /// f16 or both bf16 and `target` is sm_80 or later.
 void addMmaVariants(const LinalgRegion &region, const Contraction &c,

@@ -26,67 +26,8 @@ using namespace mlir;
 using namespace mlir::cuda_agent;
 using namespace mlir::cuda_agent::builtin;
 
-namespace {
-
-/// A BM x BN block tile, BK deep, split over WARPS_M x WARPS_N warps.
-struct MmaTiling {
-  int bm, bn, bk, warpsM, warpsN;
-  int threads() const { return 32 * warpsM * warpsN; }
-  int mTiles() const { return bm / warpsM / 16; } ///< 16-row mma tiles
-  int nTiles() const { return bn / warpsN / 8; }  ///< 8-column mma tiles
-};
-
-/// One operand's shared tile, [rows][BK + 8] in its storage type, loaded
-/// by every thread through the region's producers.
-FailureOr<std::string> writeMmaTileLoad(const LinalgRegion &region,
-                                        const Contraction &c,
-                                        const MmaTiling &t, bool isA,
-                                        unsigned &counter, std::string &why) {
-  int rows = isA ? t.bm : t.bn;
-  int64_t extent = isA ? c.M : c.N;
-  Type type = elementOf(isA ? c.a : c.b);
-  bool kFast = c.isInnermost(isA ? c.a : c.b, isA ? c.mapA : c.mapB, c.k);
-  std::string value;
-  FailureOr<std::string> body =
-      writeOperandValue(region, c, isA, "r", "k", counter, value, why);
-  if (failed(body))
-    return failure();
-  SmallVector<std::string> conds;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % t.bk != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
-  std::string text = llvm::formatv(
-      "#pragma unroll\n"
-      "    for (int p = 0; p < {0}; ++p) {{\n"
-      "      const int e = tid + p * {1};\n"
-      "      const int kk = {2}, rr = {3};\n"
-      "      const long long r = {4} + rr, k = k0 + kk;\n"
-      "      float x = 0.0f;\n",
-      rows * t.bk / t.threads(), t.threads(),
-      kFast ? "e % " + std::to_string(t.bk) : "e / " + std::to_string(rows),
-      kFast ? "e / " + std::to_string(t.bk) : "e % " + std::to_string(rows),
-      isA ? "m0" : "n0");
-  std::string inner = *body + "        x = " + value + ";\n";
-  text += (conds.empty() ? "      {\n" : "      if (" + join(conds, " && ") +
-                                             ") {\n") +
-          inner + "      }\n";
-  text += std::string("      ") + (isA ? "As" : "Bs") +
-          "[rr][kk] = " + storeAs(type, "x") + ";\n    }\n";
-  return text;
-}
-
-FailureOr<Variant> writeMma(const LinalgRegion &region, const Contraction &c,
-                            const MmaTiling &t, std::string &why) {
-  Type type = elementOf(c.a);
-  std::string storage = getCType(type)->storage;
-  std::string ptxType = type.isBF16() ? "bf16" : "f16";
-  unsigned counter = 0;
-  int threads = t.threads();
-  std::string name = "matmul";
-  std::string src = getPrelude().str() + "\n" +
-                    kernelSignature(region, name, threads) + " {\n";
-  src += llvm::formatv(
+std::string tiles::mmaSetup(const MmaTiling &t, StringRef storage) {
+  return llvm::formatv(
              "  __shared__ __align__(16) {0} As[{1}][{3} + 8];\n"
              "  __shared__ __align__(16) {0} Bs[{2}][{3} + 8];\n"
              "  const int tid = threadIdx.x, lane = tid % 32, warp = tid / "
@@ -98,10 +39,10 @@ FailureOr<Variant> writeMma(const LinalgRegion &region, const Contraction &c,
              storage, t.bm, t.bn, t.bk, t.warpsN, t.mTiles() * 16,
              t.nTiles() * 8)
              .str();
-  src += c.batchIndices();
-  std::string init =
-      c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f";
-  src += llvm::formatv("  float acc[{0}][{1}][4];\n"
+}
+
+std::string tiles::mmaAccumulators(const MmaTiling &t, StringRef init) {
+  return llvm::formatv("  float acc[{0}][{1}][4];\n"
                        "#pragma unroll\n"
                        "  for (int i = 0; i < {0}; ++i)\n"
                        "#pragma unroll\n"
@@ -111,20 +52,13 @@ FailureOr<Variant> writeMma(const LinalgRegion &region, const Contraction &c,
                        "        acc[i][j][q] = {2};\n",
                        t.mTiles(), t.nTiles(), init)
              .str();
-  src += llvm::formatv("  for (long long k0 = 0; k0 < {0}LL; k0 += {1}) {{\n",
-                       c.K, t.bk)
-             .str();
-  for (bool isA : {true, false}) {
-    FailureOr<std::string> load =
-        writeMmaTileLoad(region, c, t, isA, counter, why);
-    if (failed(load))
-      return failure();
-    src += *load;
-  }
+}
+
+std::string tiles::mmaProducts(const MmaTiling &t, StringRef ptxType) {
   // Fragments (PTX ISA, m16n8k16): A rows g and g + 8, k pairs 2 * tig and
   // 2 * tig + 8; B columns g, the same k pairs; C rows g and g + 8, columns
   // 2 * tig and 2 * tig + 1.
-  src += llvm::formatv(
+  return llvm::formatv(
              "    __syncthreads();\n"
              "#pragma unroll\n"
              "    for (int kk = 0; kk < {0}; kk += 16) {{\n"
@@ -167,11 +101,10 @@ FailureOr<Variant> writeMma(const LinalgRegion &region, const Contraction &c,
              "  }\n",
              t.bk, t.mTiles(), t.nTiles(), ptxType)
              .str();
-  FailureOr<std::string> epilogue =
-      writeEpilogue(region, c, "acc[i][j][q]", counter, why);
-  if (failed(epilogue))
-    return failure();
-  src += llvm::formatv(
+}
+
+std::string tiles::mmaStoreLoop(const MmaTiling &t, int64_t M, int64_t N) {
+  return llvm::formatv(
              "#pragma unroll\n"
              "  for (int i = 0; i < {0}; ++i)\n"
              "#pragma unroll\n"
@@ -182,9 +115,68 @@ FailureOr<Variant> writeMma(const LinalgRegion &region, const Contraction &c,
              "        const long long n = n0 + wn + j * 8 + 2 * tig + q % 2;\n"
              "        if (m >= {2}LL || n >= {3}LL)\n"
              "          continue;\n",
-             t.mTiles(), t.nTiles(), c.M, c.N)
+             t.mTiles(), t.nTiles(), M, N)
              .str();
-  src += *epilogue + "      }\n}\n";
+}
+
+namespace {
+
+/// One operand's shared tile, [rows][BK + 8] in its storage type, loaded
+/// by every thread through the region's producers.
+FailureOr<std::string> writeMmaTileLoad(const LinalgRegion &region,
+                                        const Contraction &c,
+                                        const MmaTiling &t, bool isA,
+                                        unsigned &counter, std::string &why) {
+  int rows = isA ? t.bm : t.bn;
+  int64_t extent = isA ? c.M : c.N;
+  Type type = elementOf(isA ? c.a : c.b);
+  bool kFast = c.isInnermost(isA ? c.a : c.b, isA ? c.mapA : c.mapB, c.k);
+  std::string value;
+  FailureOr<std::string> body =
+      writeOperandValue(region, c, isA, "r", "k", counter, value, why);
+  if (failed(body))
+    return failure();
+  SmallVector<std::string> conds;
+  if (extent % rows != 0)
+    conds.push_back("r < " + std::to_string(extent) + "LL");
+  if (c.K % t.bk != 0)
+    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  return tiles::loadLoop(rows, t.bk, t.threads(), kFast, isA ? "m0" : "n0",
+                         conds, *body + "        x = " + value + ";\n",
+                         std::string("      ") + (isA ? "As" : "Bs") +
+                             "[rr][kk] = " + storeAs(type, "x") + ";\n");
+}
+
+FailureOr<Variant> writeMma(const LinalgRegion &region, const Contraction &c,
+                            const MmaTiling &t, std::string &why) {
+  Type type = elementOf(c.a);
+  std::string storage = getCType(type)->storage;
+  std::string ptxType = type.isBF16() ? "bf16" : "f16";
+  unsigned counter = 0;
+  int threads = t.threads();
+  std::string name = "matmul";
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, name, threads) + " {\n";
+  src += tiles::mmaSetup(t, storage);
+  src += c.batchIndices();
+  std::string init =
+      c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f";
+  src += tiles::mmaAccumulators(t, init);
+  src += tiles::kLoop(c.K, t.bk);
+  for (bool isA : {true, false}) {
+    FailureOr<std::string> load =
+        writeMmaTileLoad(region, c, t, isA, counter, why);
+    if (failed(load))
+      return failure();
+    src += *load;
+  }
+  src += tiles::mmaProducts(t, ptxType);
+  FailureOr<std::string> epilogue =
+      writeEpilogue(region, c, "acc[i][j][q]", counter, why);
+  if (failed(epilogue))
+    return failure();
+  src += tiles::mmaStoreLoop(t, c.M, c.N);
+  src += *epilogue + tiles::mmaStoreEnd().str();
   Launch launch{name,
                 {(c.N + t.bn - 1) / t.bn, (c.M + t.bm - 1) / t.bm, c.batches},
                 {threads, 1, 1}};

@@ -82,11 +82,15 @@ std::vector<Variant> writeVariants(const LinalgRegion &region,
 /// (Elementwise.cpp, Transpose.cpp); the other strategies take the rest.
 bool isElementwise(const LinalgRegion &region);
 
-/// A contraction or convolution in the region: the matmul class
-/// (Matmul.cpp), which no other strategy takes.
+/// A contraction or convolution in the region: the class of the product
+/// strategies (Conv.cpp, Matmul.cpp), which no other strategy takes.
 bool hasProduct(const LinalgRegion &region);
 
+/// Whether `strategy` is one of the product strategies.
+bool takesProducts(const Strategy &strategy);
+
 /// The strategies, one per file.
+const Strategy &getConvStrategy();
 const Strategy &getMatmulStrategy();
 const Strategy &getTransposeStrategy();
 const Strategy &getElementwiseStrategy();

@@ -40,9 +40,9 @@ llvm::Expected<VariantList> writeStrategyVariants(const Strategy &strategy,
   if (failed(readLinalgRegion(parsed->func, region, why,
                                /*allowContractions=*/true)))
     return llvm::createStringError("%s", why.c_str());
-  if (hasProduct(region) && &strategy != &getMatmulStrategy())
-    return llvm::createStringError("a region with a product is the matmul "
-                                   "strategy's");
+  if (hasProduct(region) && !takesProducts(strategy))
+    return llvm::createStringError("a region with a product is the product "
+                                   "strategies'");
   if (!strategy.match(region, why))
     return llvm::createStringError("%s",
                                    why.empty() ? "no match" : why.c_str());

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Checks that the builtin agent wrote compiled candidates for every
-memory-bound and contraction region.
+memory-bound, contraction and convolution region.
 
     check_jobs.py JOBS_DIR OUTLINED.mlir...
 
 Every region that agent-outline found in the OUTLINED files (their
-`cuda_agent.region` attributes) with kind elementwise, reduction or
-contraction must have a job in JOBS_DIR/jobs.json with at least one candidate
-whose bundle holds a cubin (candidates reach the jobs only after NVRTC
-compiled them and their launch plan passed the checks); convolutions must not
-(no strategy writes them yet). Prints one line per region; exits 1 on a
+`cuda_agent.region` attributes) with kind elementwise, reduction,
+contraction or convolution must have a job in JOBS_DIR/jobs.json with at
+least one candidate whose bundle holds a cubin (candidates reach the jobs
+only after NVRTC compiled them and their launch plan passed the checks);
+regions of other kinds must not. Prints one line per region; exits 1 on a
 miss.
 """
 import json
@@ -29,7 +29,7 @@ def main():
         for region_hash, kind in re.findall(r'hash = "([0-9a-f]{64})", kind = "(\w+)"', text):
             seen += 1
             job = jobs.get(region_hash)
-            covered = kind in ("elementwise", "reduction", "contraction")
+            covered = kind in ("elementwise", "reduction", "contraction", "convolution")
             cubins = [c for c in (job or {}).get("candidates", [])
                       if os.path.exists(os.path.join(jobs_dir, c["bundle"], "kernel.cubin"))]
             good = bool(cubins) if covered else job is None

@@ -1,0 +1,526 @@
+//===- Conv.cpp - Convolutions as implicit GEMMs --------------------------===//
+//
+// Convolution regions: one linalg.generic that is a convolution by its maps
+// (conv_2d_nhwc_hwcf, conv_2d_nchw_fchw and any generic of that form, any
+// stride, dilation and kernel size), read as the product of an im2col
+// matrix A (M = batch x output pixels, K = input channels x kernel taps)
+// and the filter B (K x N = output channels), never materialized: each
+// shared tile element of A is read from the input at the index its map
+// gives (out * stride + tap * dilation), the row split into the output's
+// dimensions and the reduced index into the filter's order, so that a 1x1
+// convolution reads A as a plain matrix. The kernels are the matmul
+// strategy's (Matmul.h's tiles): the exact SIMT register-tiled product and,
+// for f16/bf16 operands on sm_80 and later, mma.sync with f32
+// accumulation; the epilogue the outliner fused (bias, activations,
+// residual, scale, casts) runs on the accumulator before the only store.
+// Depthwise and grouped convolutions (a channel in the input, the filter
+// and the output) are memory-bound: a direct kernel, a thread per output
+// element. Reductions after the convolution (a min over channels) and a
+// tensor.pad inside the region are not written yet: those regions get no
+// candidate and the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ElementEvaluator.h"
+#include "KernelText.h"
+#include "Matmul.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+namespace {
+
+/// A convolution generic read as an implicit GEMM.
+struct ConvProduct {
+  linalg::GenericOp op;
+  Value input, filter, init, result;
+  AffineMap mapIn, mapFilter, mapOut;
+  SmallVector<int64_t> ranges;
+  /// Loop dimensions of the rows (batch and output pixels, in the output's
+  /// order), the columns (output channels) and the reduction (channels and
+  /// taps, in the filter's order), slowest first; extent-1 loops left out.
+  SmallVector<unsigned> mDims, nDims, kDims;
+  int64_t M = 1, N = 1, K = 1;
+  /// The extent of the channels in the input, the filter and the output
+  /// (depthwise and grouped convolutions): 1 for an implicit GEMM.
+  int64_t depth = 1;
+};
+
+/// Whether loop dimension `dim` occurs in `expr`.
+bool uses(AffineExpr expr, unsigned dim) {
+  bool found = false;
+  expr.walk([&](AffineExpr e) {
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      found |= d.getPosition() == dim;
+  });
+  return found;
+}
+
+/// `expr` as a C int expression of the loop indices `dims`: sums and
+/// constant multiples of dimensions (out * stride + tap * dilation).
+FailureOr<std::string> renderExpr(AffineExpr expr, ArrayRef<std::string> dims,
+                                  std::string &why) {
+  if (auto d = dyn_cast<AffineDimExpr>(expr))
+    return dims[d.getPosition()];
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return std::to_string(c.getValue());
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin || (expr.getKind() != AffineExprKind::Add &&
+               expr.getKind() != AffineExprKind::Mul)) {
+    why = "a convolution input map with other than sums and products";
+    return failure();
+  }
+  FailureOr<std::string> lhs = renderExpr(bin.getLHS(), dims, why);
+  FailureOr<std::string> rhs = renderExpr(bin.getRHS(), dims, why);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  const char *op = expr.getKind() == AffineExprKind::Add ? " + " : " * ";
+  return "(" + *lhs + op + *rhs + ")";
+}
+
+FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
+                                   std::string &why) {
+  ConvProduct c;
+  if (llvm::none_of(region.generics, [](linalg::GenericOp g) {
+        return isReduction(g) && linalg::isaConvolutionOpInterface(g);
+      }))
+    return failure(); // another strategy's region: no reason
+  for (linalg::GenericOp g : region.generics) {
+    if (!isReduction(g))
+      continue;
+    if (c.op || !linalg::isaConvolutionOpInterface(g)) {
+      why = c.op ? "a reduction after the convolution in the same region (a "
+                   "min or sum over its channels) is not written yet"
+                 : "a reduction before the convolution in the same region";
+      return failure();
+    }
+    c.op = g;
+  }
+  linalg::GenericOp g = c.op;
+  if (g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1) {
+    why = "a convolution with other than an input, a filter and one result";
+    return failure();
+  }
+  c.input = g.getDpsInputOperand(0)->get();
+  c.filter = g.getDpsInputOperand(1)->get();
+  c.init = g.getDpsInitOperand(0)->get();
+  c.result = g.getResult(0);
+  for (Value v : {c.input, c.filter, c.result}) {
+    Type type = elementOf(v);
+    if (!type.isF32() && !type.isF16() && !type.isBF16()) {
+      why = "convolutions of other than f32, f16 and bf16 (integer, f64) are "
+            "not written yet";
+      return failure();
+    }
+  }
+  c.mapIn = g.getMatchingIndexingMap(g.getDpsInputOperand(0));
+  c.mapFilter = g.getMatchingIndexingMap(g.getDpsInputOperand(1));
+  c.mapOut = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+  if (!c.mapFilter.isProjectedPermutation() ||
+      !c.mapOut.isProjectedPermutation()) {
+    why = "a convolution whose filter or output map is not a projected "
+          "permutation";
+    return failure();
+  }
+  c.ranges = g.getStaticLoopRanges();
+  if (llvm::any_of(c.ranges, ShapedType::isDynamic)) {
+    why = "dynamic shapes are not written yet";
+    return failure();
+  }
+  // Loops of extent 1 (a 1x1 kernel's taps, a batch of one) index 0: the
+  // input map without them reads a 1x1 convolution as a plain matrix.
+  SmallVector<AffineExpr> zeroed;
+  for (auto [d, range] : llvm::enumerate(c.ranges))
+    zeroed.push_back(range == 1 ? getAffineConstantExpr(0, g.getContext())
+                                : getAffineDimExpr(d, g.getContext()));
+  c.mapIn = simplifyAffineMap(c.mapIn.replaceDimsAndSymbols(
+      zeroed, {}, c.mapIn.getNumDims(), c.mapIn.getNumSymbols()));
+  auto inInput = [&](unsigned d) {
+    return llvm::any_of(c.mapIn.getResults(),
+                        [&](AffineExpr e) { return uses(e, d); });
+  };
+  auto iterators = g.getIteratorTypesArray();
+  // Rows and columns in the output's order; every parallel loop is in it.
+  for (AffineExpr e : c.mapOut.getResults()) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    bool inFilter = c.mapFilter.isFunctionOfDim(d);
+    if (inFilter && inInput(d)) {
+      c.depth *= c.ranges[d];
+      continue;
+    }
+    if (c.ranges[d] > 1)
+      (inFilter ? c.nDims : c.mDims).push_back(d);
+    (inFilter ? c.N : c.M) *= c.ranges[d];
+  }
+  for (AffineExpr e : c.mapFilter.getResults()) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    if (iterators[d] != utils::IteratorType::reduction)
+      continue;
+    if (c.ranges[d] > 1)
+      c.kDims.push_back(d);
+    c.K *= c.ranges[d];
+  }
+  int64_t reduced = 1, parallel = 1;
+  for (auto [d, it] : llvm::enumerate(iterators))
+    (it == utils::IteratorType::reduction ? reduced : parallel) *= c.ranges[d];
+  if (reduced != c.K || parallel != c.M * c.N * c.depth) {
+    why = "a convolution with a loop missing from its filter or output map";
+    return failure();
+  }
+  if (product(shapeOf(c.result)) >= (1LL << 31) || c.K >= (1LL << 31)) {
+    why = "a convolution with 2^31 outputs or reduced elements";
+    return failure();
+  }
+  return c;
+}
+
+/// Statements splitting the int `linear` into the loop indices of `dims`
+/// (slowest first) named `prefix`<i>, set in `loop`.
+std::string splitIndex(StringRef linear, const ConvProduct &c,
+                       ArrayRef<unsigned> dims, StringRef prefix,
+                       SmallVector<std::string> &loop) {
+  std::string text;
+  int64_t stride = 1;
+  for (int i = int(dims.size()) - 1; i >= 0; --i) {
+    std::string name = (prefix + Twine(i)).str();
+    std::string q = stride == 1 ? linear.str()
+                                : "(" + linear.str() + ") / " +
+                                      std::to_string(stride);
+    text += "        const int " + name + " = " +
+            (i == 0 ? q : "(" + q + ") % " + std::to_string(c.ranges[dims[i]])) +
+            ";\n";
+    loop[dims[i]] = name;
+    stride *= c.ranges[dims[i]];
+  }
+  return text;
+}
+
+/// The loop indices of the product's element (row `m`, column `n`, reduced
+/// index `k`; null for none) as statements and names.
+std::string splitLoops(const ConvProduct &c, StringRef m, StringRef n,
+                       StringRef k, SmallVector<std::string> &loop) {
+  loop.assign(c.ranges.size(), "0");
+  std::string text;
+  if (!m.empty())
+    text += splitIndex("(int)(" + m.str() + ")", c, c.mDims, "mi", loop);
+  if (!n.empty())
+    text += splitIndex("(int)(" + n.str() + ")", c, c.nDims, "ni", loop);
+  if (!k.empty())
+    text += splitIndex("(int)(" + k.str() + ")", c, c.kDims, "ki", loop);
+  return text;
+}
+
+/// Whether the tile of the input (`isA`) or the filter is filled along k:
+/// when the operand's innermost index holds only reduced loops (NHWC's
+/// channel, FCHW's tap), else along the rows.
+bool fillsAlongK(const ConvProduct &c, bool isA) {
+  AffineExpr innermost = (isA ? c.mapIn : c.mapFilter).getResults().back();
+  return llvm::none_of(isA ? c.mDims : c.nDims,
+                       [&](unsigned d) { return uses(innermost, d); });
+}
+
+/// The loop filling the shared tile of the input (`isA`, the implicit
+/// im2col matrix) or the filter: each element read at the index the
+/// operand's map gives, through the region's producers, along the operand's
+/// innermost index (fillsAlongK).
+FailureOr<std::string> writeConvTileLoad(const LinalgRegion &region,
+                                         const ConvProduct &c, int rows,
+                                         int bk, int threads, bool isA,
+                                         StringRef store, unsigned &counter,
+                                         std::string &why) {
+  Value operand = isA ? c.input : c.filter;
+  AffineMap map = isA ? c.mapIn : c.mapFilter;
+  bool kFast = fillsAlongK(c, isA);
+  SmallVector<std::string> loop;
+  std::string body = isA ? splitLoops(c, "r", "", "k", loop)
+                         : splitLoops(c, "", "r", "k", loop);
+  SmallVector<std::string> idx;
+  for (AffineExpr e : map.getResults()) {
+    FailureOr<std::string> index = renderExpr(e, loop, why);
+    if (failed(index))
+      return failure();
+    idx.push_back(*index);
+  }
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
+    return eval.loadAt(i, at);
+  };
+  FailureOr<std::string> value = eval.valueAt(operand, idx, why);
+  if (failed(value))
+    return failure();
+  SmallVector<std::string> conds;
+  int64_t extent = isA ? c.M : c.N;
+  if (extent % rows != 0)
+    conds.push_back("r < " + std::to_string(extent) + "LL");
+  if (c.K % bk != 0)
+    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  return tiles::loadLoop(rows, bk, threads, kFast, isA ? "m0" : "n0", conds,
+                         body + "        x = " + *value + ";\n", store);
+}
+
+/// The epilogue at the product's element (m, n): the output's indices from
+/// the row and column, then the region's outputs stored there.
+FailureOr<std::string> writeConvEpilogue(const LinalgRegion &region,
+                                         const ConvProduct &c, StringRef acc,
+                                         unsigned &counter, std::string &why) {
+  SmallVector<std::string> loop;
+  std::string text = splitLoops(c, "m", "n", "", loop);
+  FailureOr<SmallVector<std::string>> idxC =
+      applyIndexingMap(c.mapOut, loop, why);
+  if (failed(idxC))
+    return failure();
+  FailureOr<std::string> body =
+      writeEpilogueAt(region, c.init, c.result, *idxC, acc, counter, why);
+  if (failed(body))
+    return failure();
+  return text + *body;
+}
+
+std::string accumulatorInit(const LinalgRegion &region, const ConvProduct &c) {
+  auto it = region.splats.find(c.init);
+  return it == region.splats.end() ? "0.0f" : it->second;
+}
+
+FailureOr<Launch> gridOf(const ConvProduct &c, int bm, int bn, int threads,
+                         std::string &why) {
+  Launch launch{"conv", {(c.N + bn - 1) / bn, (c.M + bm - 1) / bm, 1},
+                {threads, 1, 1}};
+  if (launch.grid[1] > 65535) {
+    why = "more than 65535 row tiles";
+    return failure();
+  }
+  return launch;
+}
+
+/// Depthwise and grouped convolutions, memory-bound: a thread per output
+/// element, consecutive threads along the output's innermost dimension,
+/// summing over the taps (and the group's channels) in f32; the epilogue
+/// runs on the sum before the only store.
+FailureOr<Variant> writeConvDirect(const LinalgRegion &region,
+                                   const ConvProduct &c, int threads,
+                                   std::string &why) {
+  unsigned counter = 0;
+  ArrayRef<int64_t> shape = shapeOf(c.result);
+  int64_t total = product(shape);
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, "conv", threads) + " {\n";
+  src += llvm::formatv("  const int o = blockIdx.x * {0} + threadIdx.x;\n"
+                       "  if (o >= {1})\n    return;\n",
+                       threads, total)
+             .str();
+  SmallVector<std::string> loop(c.ranges.size(), "0");
+  int64_t stride = 1;
+  for (int i = int(shape.size()) - 1; i >= 0; --i) {
+    if (shape[i] == 1)
+      continue;
+    std::string name = "oi" + std::to_string(i);
+    std::string q = stride == 1 ? "o" : "o / " + std::to_string(stride);
+    stride *= shape[i];
+    src += "  const int " + name + " = " +
+           (stride == total ? q
+                            : "(" + q + ") % " + std::to_string(shape[i])) +
+           ";\n";
+    loop[c.mapOut.getDimPosition(i)] = name;
+  }
+  src += llvm::formatv("  float acc = {0};\n{1}  for (int t = 0; t < {2}; "
+                       "++t) {{\n",
+                       accumulatorInit(region, c),
+                       c.K <= 64 ? "#pragma unroll\n" : "", c.K)
+             .str();
+  std::string body = splitIndex("t", c, c.kDims, "ki", loop);
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
+    return eval.loadAt(i, at);
+  };
+  SmallVector<std::string> values;
+  for (auto [operand, map] :
+       {std::pair(c.input, c.mapIn), std::pair(c.filter, c.mapFilter)}) {
+    SmallVector<std::string> idx;
+    for (AffineExpr e : map.getResults()) {
+      FailureOr<std::string> index = renderExpr(e, loop, why);
+      if (failed(index))
+        return failure();
+      idx.push_back(*index);
+    }
+    FailureOr<std::string> value = eval.valueAt(operand, idx, why);
+    if (failed(value))
+      return failure();
+    values.push_back(*value);
+  }
+  src += body + "        acc = fmaf(" + values[0] + ", " + values[1] +
+         ", acc);\n  }\n";
+  FailureOr<SmallVector<std::string>> idxC =
+      applyIndexingMap(c.mapOut, loop, why);
+  if (failed(idxC))
+    return failure();
+  FailureOr<std::string> epilogue =
+      writeEpilogueAt(region, c.init, c.result, *idxC, "acc", counter, why);
+  if (failed(epilogue))
+    return failure();
+  src += "  {\n" + *epilogue + "  }\n}\n";
+  return Variant{"direct-b" + std::to_string(threads),
+                 src,
+                 {{"conv", {(total + threads - 1) / threads, 1, 1},
+                   {threads, 1, 1}}}};
+}
+
+FailureOr<Variant> writeConvSimt(const LinalgRegion &region,
+                                 const ConvProduct &c, const Tiling &t,
+                                 std::string &why) {
+  unsigned counter = 0;
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, "conv", t.threads()) + " {\n";
+  src += tiles::simtSetup(t);
+  src += tiles::simtAccumulators(t, accumulatorInit(region, c));
+  // The next step's elements are read into registers while the block
+  // multiplies the current tiles: their latency hides behind the products.
+  std::string prefetch, store;
+  for (bool isA : {true, false}) {
+    int rows = isA ? t.bm : t.bn, count = rows * t.bk / t.threads();
+    std::string regs = isA ? "ra" : "rb";
+    bool kFast = fillsAlongK(c, isA);
+    FailureOr<std::string> load =
+        writeConvTileLoad(region, c, rows, t.bk, t.threads(), isA,
+                          "      " + regs + "[p] = x;\n", counter, why);
+    if (failed(load))
+      return failure();
+    src += llvm::formatv("  float {0}[{1}];\n", regs, count).str();
+    prefetch += *load;
+    store += llvm::formatv(
+                 "#pragma unroll\n"
+                 "    for (int p = 0; p < {0}; ++p) {{\n"
+                 "      const int e = tid + p * {1};\n"
+                 "      {2}[{3}][{4}] = {5}[p];\n"
+                 "    }\n",
+                 count, t.threads(), isA ? "As" : "Bs",
+                 kFast ? "e % " + std::to_string(t.bk)
+                       : "e / " + std::to_string(rows),
+                 kFast ? "e / " + std::to_string(t.bk)
+                       : "e % " + std::to_string(rows),
+                 regs)
+                 .str();
+  }
+  src += "  {\n    const long long k0 = 0;\n" + prefetch + "  }\n";
+  src += tiles::kLoop(c.K, t.bk);
+  src += store;
+  src += llvm::formatv("    if (k0 + {0} < {1}LL) {{\n"
+                       "      const long long next = k0 + {0};\n"
+                       "      const long long k0 = next;\n",
+                       t.bk, c.K)
+             .str() +
+         prefetch + "    }\n";
+  src += tiles::simtProducts(t);
+  FailureOr<std::string> epilogue =
+      writeConvEpilogue(region, c, "acc[i][j]", counter, why);
+  if (failed(epilogue))
+    return failure();
+  src += tiles::simtStoreLoop(t, c.M, c.N);
+  src += *epilogue + tiles::simtStoreEnd().str();
+  FailureOr<Launch> launch = gridOf(c, t.bm, t.bn, t.threads(), why);
+  if (failed(launch))
+    return failure();
+  return Variant{llvm::formatv("simt-{0}x{1}x{2}-t{3}x{4}", t.bm, t.bn, t.bk,
+                               t.tm, t.tn)
+                     .str(),
+                 src,
+                 {*launch}};
+}
+
+FailureOr<Variant> writeConvMma(const LinalgRegion &region,
+                                const ConvProduct &c, const MmaTiling &t,
+                                std::string &why) {
+  Type type = elementOf(c.input);
+  unsigned counter = 0;
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, "conv", t.threads()) + " {\n";
+  src += tiles::mmaSetup(t, getCType(type)->storage);
+  src += tiles::mmaAccumulators(t, accumulatorInit(region, c));
+  src += tiles::kLoop(c.K, t.bk);
+  for (bool isA : {true, false}) {
+    FailureOr<std::string> load = writeConvTileLoad(
+        region, c, isA ? t.bm : t.bn, t.bk, t.threads(), isA,
+        std::string("      ") + (isA ? "As" : "Bs") +
+            "[rr][kk] = " + storeAs(type, "x") + ";\n",
+        counter, why);
+    if (failed(load))
+      return failure();
+    src += *load;
+  }
+  src += tiles::mmaProducts(t, type.isBF16() ? "bf16" : "f16");
+  FailureOr<std::string> epilogue =
+      writeConvEpilogue(region, c, "acc[i][j][q]", counter, why);
+  if (failed(epilogue))
+    return failure();
+  src += tiles::mmaStoreLoop(t, c.M, c.N);
+  src += *epilogue + tiles::mmaStoreEnd().str();
+  FailureOr<Launch> launch = gridOf(c, t.bm, t.bn, t.threads(), why);
+  if (failed(launch))
+    return failure();
+  return Variant{llvm::formatv("mma-{0}x{1}x{2}-w{3}x{4}", t.bm, t.bn, t.bk,
+                               t.warpsM, t.warpsN)
+                     .str(),
+                 src,
+                 {*launch}};
+}
+
+/// Convolutions: the tensor-core kernels for f16/bf16 operands, then the
+/// exact SIMT kernels, the tile that fills the device best first;
+/// depthwise and grouped convolutions: the direct kernel.
+class ConvStrategy final : public Strategy {
+public:
+  StringRef getName() const override { return "conv"; }
+
+  bool match(const LinalgRegion &region, std::string &why) const override {
+    return succeeded(analyzeConv(region, why));
+  }
+
+  void addVariants(const LinalgRegion &region, const GpuTarget &target,
+                   VariantList &list) const override {
+    std::string reason;
+    FailureOr<ConvProduct> c = analyzeConv(region, reason);
+    if (failed(c)) {
+      list.add(failure(), reason);
+      return;
+    }
+    if (c->depth > 1) {
+      for (int threads : {256, 128})
+        list.add(writeConvDirect(region, *c, threads, reason), reason);
+      return;
+    }
+    bool fewBigTiles =
+        (c->M + 127) / 128 * ((c->N + 127) / 128) < target.smCount;
+    Type in = elementOf(c->input), filter = elementOf(c->filter);
+    const char *chip = target.chip;
+    if (in == filter && (in.isF16() || in.isBF16()) &&
+        std::strncmp(chip, "sm_", 3) == 0 && std::atoi(chip + 3) >= 80) {
+      SmallVector<MmaTiling> tilings = {{128, 128, 32, 2, 4},
+                                        {64, 64, 32, 2, 2}};
+      if (fewBigTiles)
+        std::reverse(tilings.begin(), tilings.end());
+      for (const MmaTiling &t : tilings)
+        list.add(writeConvMma(region, *c, t, reason), reason);
+    }
+    SmallVector<Tiling> tilings = {
+        {128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}};
+    if (fewBigTiles)
+      std::reverse(tilings.begin(), tilings.end());
+    for (const Tiling &t : tilings)
+      list.add(writeConvSimt(region, *c, t, reason), reason);
+  }
+};
+
+} // namespace
+
+const Strategy &cuda_agent::builtin::getConvStrategy() {
+  static const ConvStrategy strategy;
+  return strategy;
+}

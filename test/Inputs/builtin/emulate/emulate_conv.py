@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Runs the builtin agent's convolution candidates on the CPU and compares
+them with a double-precision reference.
+
+    emulate_conv.py CLANG JOBS_DIR
+
+For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
+convolutions of Inputs/builtin/conv_shapes.mlir), each candidate's
+kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h (as in
+emulate_matmul.py) and harness_conv.cpp, whose reference sums the product
+of input and filter over channels and taps at every output element. Prints
+one line per candidate; exits 1 when one is off by more than the case's
+tolerance or when no candidate was run.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from emulate_matmul import MMA
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def conv(layout, batch, h, w, c, f, kh, kw, stride=1, dilation=1):
+    """The case macros of a 2-d convolution in `layout` (nhwc: HWCF filter,
+    nchw: FCHW filter), its reduced index in the filter's order."""
+    oh = (h - dilation * (kh - 1) - 1) // stride + 1
+    ow = (w - dilation * (kw - 1) - 1) // stride + 1
+    b, y, x = f"((m) / {oh * ow})", f"((m) / {ow} % {oh})", f"((m) % {ow})"
+    iy, ix = f"({y} * {stride} + ({{ky}}) * {dilation})", f"({x} * {stride} + ({{kx}}) * {dilation})"
+    if layout == "nhwc":
+        ky, kx, ch = f"((k) / {kw * c})", f"((k) / {c} % {kw})", f"((k) % {c})"
+        a_at = f"(({b} * {h} + {iy}) * {w} + {ix}) * {c} + {ch}"
+        b_at = f"(k) * {f} + (n)"
+        out_at = f"(m) * {f} + (n)"
+    else:
+        ch, ky, kx = f"((k) / {kh * kw})", f"((k) / {kw} % {kh})", f"((k) % {kw})"
+        a_at = f"(({b} * {c} + {ch}) * {h} + {iy}) * {w} + {ix}"
+        b_at = f"(n) * {c * kh * kw} + (k)"
+        out_at = f"(({b} * {f} + (n)) * {oh} + {y}) * {ow} + {x}"
+    a_at = a_at.format(ky=ky, kx=kx)
+    return {"CASE_M": batch * oh * ow, "CASE_N": f, "CASE_K": c * kh * kw,
+            "A_SIZE": batch * h * w * c, "B_SIZE": f * c * kh * kw,
+            "A_AT(m, k)": a_at, "B_AT(k, n)": b_at, "OUT_AT(m, n)": out_at}
+
+
+def depthwise(layout, batch, h, w, c, kh, kw, stride=1):
+    """The case macros of a depthwise convolution: a row per output element
+    (N = 1), the reduced index over the taps; the filter's index reads the
+    row's channel (B_AT sees m)."""
+    oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+    ky, kx = f"((k) / {kw})", f"((k) % {kw})"
+    if layout == "nhwc":
+        b, y, x, ch = f"((m) / {oh * ow * c})", f"((m) / {ow * c} % {oh})", f"((m) / {c} % {ow})", f"((m) % {c})"
+        a_at = f"(({b} * {h} + {y} * {stride} + {ky}) * {w} + {x} * {stride} + {kx}) * {c} + {ch}"
+        b_at = f"(k) * {c} + {ch}"
+    else:
+        b, ch, y, x = f"((m) / {c * oh * ow})", f"((m) / {oh * ow} % {c})", f"((m) / {ow} % {oh})", f"((m) % {ow})"
+        a_at = f"(({b} * {c} + {ch}) * {h} + {y} * {stride} + {ky}) * {w} + {x} * {stride} + {kx}"
+        b_at = f"{ch} * {kh * kw} + (k)"
+    return {"CASE_M": batch * oh * ow * c, "CASE_N": 1, "CASE_K": kh * kw,
+            "A_SIZE": batch * h * w * c, "B_SIZE": c * kh * kw,
+            "A_AT(m, k)": a_at, "B_AT(k, n)": b_at, "OUT_AT(m, n)": "(m)"}
+
+
+# function: (macros, A type, extra operand size, reference from the sum s,
+#            kernel arguments, tolerance)
+CASES = {
+    "nhwc_bias_relu": (conv("nhwc", 2, 10, 10, 8, 12, 3, 3), "float", 12, "std::max(0.0, s + E[n])",
+                       "A.data(), B.data(), E.data(), out.data()", 1e-4),
+    "nchw_stride2": (conv("nchw", 1, 13, 13, 5, 7, 3, 3, stride=2), "float", 1, "s",
+                     "A.data(), B.data(), out.data()", 1e-4),
+    "alexnet_like": (conv("nchw", 2, 31, 31, 3, 10, 11, 11, stride=4), "float", 1, "s",
+                     "A.data(), B.data(), out.data()", 1e-4),
+    "pointwise_scaled": (conv("nhwc", 3, 7, 7, 20, 24, 1, 1), "float", 1, "s * 0.5",
+                         "A.data(), B.data(), out.data()", 1e-4),
+    "dilated_generic_residual": (conv("nhwc", 1, 12, 12, 4, 6, 3, 3, dilation=2), "float", 8 * 8 * 6,
+                                 "s + E[OUT_AT(m, n)]", "A.data(), B.data(), E.data(), out.data()", 1e-4),
+    "nhwc_f16": (conv("nhwc", 2, 10, 10, 16, 40, 3, 3), "__half", 1, "s",
+                 "A.data(), B.data(), out.data()", 1e-3),
+    "depthwise_relu": (depthwise("nhwc", 2, 10, 10, 8, 3, 3), "float", 1, "std::max(0.0, s)",
+                       "A.data(), B.data(), out.data()", 1e-5),
+    "depthwise_nchw_stride2": (depthwise("nchw", 1, 15, 15, 6, 5, 5, stride=2), "float", 1, "s",
+                               "A.data(), B.data(), out.data()", 1e-5),
+}
+
+
+def run(clang, jobs_dir, job, cand, work):
+    macros, ta, extra, epilogue, args, tol = CASES[job["function"]]
+    bundle = os.path.join(jobs_dir, cand["bundle"])
+    source = open(os.path.join(bundle, "kernel.cu")).read()
+    source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
+    source = MMA.sub(lambda x: "mma_m16n8k16<%s>(acc[i][j], a[i], b[j]);"
+                     % ("__nv_bfloat16" if x.group(1) == "bf16" else "__half"), source)
+    kernel = os.path.join(work, "kernel.cu")
+    open(kernel, "w").write(source)
+    launch = json.load(open(os.path.join(bundle, "plan.json")))["launches"][0]
+    (gx, gy, gz), threads = launch["grid"], launch["block"][0]
+    defines = dict(macros, TA=ta, TB=ta, E_SIZE=extra, EPILOGUE=epilogue, ARGS=args,
+                   THREADS=threads, GRID_X=gx, GRID_Y=gy, GRID_Z=gz)
+    case = os.path.join(work, "case.h")
+    open(case, "w").write("".join(f"#define {key} {value}\n" for key, value in defines.items()))
+    exe = os.path.join(work, "run")
+    cmd = [clang, "-x", "c++", "-std=c++20", "-O1", "-w", "-I", HERE, f'-DKERNEL="{kernel}"',
+           f'-DCASE="{case}"', os.path.join(HERE, "harness_conv.cpp"), "-o", exe, "-lstdc++", "-lm",
+           "-pthread"]
+    built = subprocess.run(cmd, capture_output=True, text=True)
+    if built.returncode != 0:
+        return None, built.stderr[-2000:]
+    err = float(subprocess.run([exe], capture_output=True, text=True, check=True).stdout)
+    return err, tol
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    clang, jobs_dir = sys.argv[1:]
+    ok, seen = True, 0
+    with tempfile.TemporaryDirectory() as work:
+        for job in json.load(open(os.path.join(jobs_dir, "jobs.json")))["jobs"]:
+            if job["function"] not in CASES:
+                continue
+            for cand in job["candidates"]:
+                seen += 1
+                err, tol = run(clang, jobs_dir, job, cand, work)
+                if err is None:
+                    print(f"FAIL {job['function']} {cand['name']}: does not build\n{tol}")
+                    ok = False
+                    continue
+                good = err <= tol
+                ok = ok and good
+                print(f"{'ok  ' if good else 'FAIL'} {job['function']} {cand['name']} max_abs_err {err:.2g}")
+    if seen == 0:
+        print("no candidates of the cases")
+        return 1
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

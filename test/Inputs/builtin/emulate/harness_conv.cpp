@@ -1,0 +1,58 @@
+// One convolution case of emulate_conv.py: random input, filter and extra
+// operand (bias or residual), a double reference summed over the implicit
+// GEMM's reduced index from the case's macros (CASE header), the kernel run
+// block by block.
+#include "cuda_on_cpu.h"
+#include KERNEL
+#include CASE
+#include <cstdio>
+#include <random>
+
+inline float value(float x) { return x; }
+inline float value(__half x) { return __half2float(x); }
+inline float value(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <class T> T make(float x);
+template <> float make<float>(float x) { return x; }
+template <> __half make<__half>(float x) { return __float2half_rn(x); }
+template <> __nv_bfloat16 make<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+int main() {
+  const long long M = CASE_M, N = CASE_N, K = CASE_K;
+  std::vector<TA> A(A_SIZE);
+  std::vector<TB> B(B_SIZE);
+  std::vector<float> E(E_SIZE), out(M * N, -1.0f), ref(M * N);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (auto &x : A) x = make<TA>(dist(rng));
+  for (auto &x : B) x = make<TB>(dist(rng));
+  for (auto &x : E) x = dist(rng);
+  for (long long m = 0; m < M; ++m)
+    for (long long n = 0; n < N; ++n) {
+      double s = 0;
+      for (long long k = 0; k < K; ++k)
+        s += (double)value(A[A_AT(m, k)]) * (double)value(B[B_AT(k, n)]);
+      ref[OUT_AT(m, n)] = EPILOGUE;
+    }
+  blockDim = {THREADS, 1, 1};
+  gridDim = {GRID_X, GRID_Y, GRID_Z};
+  for (int bz = 0; bz < GRID_Z; ++bz)
+    for (int by = 0; by < GRID_Y; ++by)
+      for (int bx = 0; bx < GRID_X; ++bx) {
+        std::barrier<> barrier(THREADS);
+        blockBarrier = &barrier;
+        std::vector<std::thread> threads;
+        for (int t = 0; t < THREADS; ++t)
+          threads.emplace_back([&, t] {
+            threadIdx = {t, 0, 0};
+            blockIdx = {bx, by, bz};
+            conv(ARGS);
+          });
+        for (auto &t : threads)
+          t.join();
+      }
+  double err = 0;
+  for (size_t i = 0; i < out.size(); ++i)
+    err = std::max(err, (double)std::fabs(out[i] - ref[i]));
+  std::printf("%g\n", err);
+  return 0;
+}
