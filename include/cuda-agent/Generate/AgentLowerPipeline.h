@@ -1,6 +1,6 @@
 //===- AgentLowerPipeline.h - The --agent-lower pipeline --------*- C++ -*-===//
 //
-// agent-outline -> agent-generate -> bufferize (out-params) -> agent-splice
+// agent-outline -> agent-generate -> [agent-export-iree] -> bufferize (out-params) -> agent-splice
 // -> agent-default-lowering (unless lower=false). Regions whose kernel was
 // not replaced, and everything outside regions, lower the default way.
 //
@@ -36,6 +36,11 @@ struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
   Option<TYPE> MEMBER{*this, FLAG, llvm::cl::desc(HELP),                        \
                       llvm::cl::init(TYPE{DEFAULT})};
 #include "cuda-agent/Generate/GenerateOptions.def"
+  Option<std::string> exportTo{
+      *this, "export",
+      llvm::cl::desc("Also write the module for IREE after agent-generate, "
+                     "verified kernels as hal.dispatch.extern "
+                     "(agent-export-iree), for example `export=iree:out`.")};
   Option<bool> lower{
       *this, "lower",
       llvm::cl::desc("Finish with agent-default-lowering (the default); "
@@ -44,9 +49,13 @@ struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
       llvm::cl::init(true)};
 };
 
+/// The prefix of the `export` option's only format, `iree:DIR`.
+constexpr llvm::StringLiteral kIreeExportPrefix = "iree:";
+
 /// Adds the --agent-lower pipeline to `pm` (a builtin.module pass manager).
-void buildAgentLowerPipeline(OpPassManager &pm,
-                             const AgentLowerOptions &options);
+/// Fails when an option's value is malformed (`export` without `iree:`).
+LogicalResult buildAgentLowerPipeline(OpPassManager &pm,
+                                      const AgentLowerOptions &options);
 
 /// Registers `agent-lower` with the pass pipeline registry.
 void registerAgentLowerPipeline();
