@@ -17,6 +17,10 @@
 #include "cuda-agent/Splice/KernelSplicer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -97,7 +101,10 @@ public:
         values[launch.copyTo] = values.lookup(launch.copyFrom);
         continue;
       }
-      writeDispatch(os, i, launch);
+      if (!writeDispatch(os, i, launch)) {
+        record.dispatches.clear();
+        return std::nullopt;
+      }
     }
     os << "  return";
     if (!outputs.empty()) {
@@ -110,6 +117,7 @@ public:
                             [&](Type type) { os << type; });
     }
     os << "\n}\n";
+    llvm::append_range(result.cubins, cubins);
     record.exported = true;
     return text;
   }
@@ -262,13 +270,21 @@ private:
                                    IntegerType::get(func.getContext(), 8)));
   }
 
-  void writeDispatch(raw_ostream &os, size_t index, const PlanLaunch &launch) {
+  /// Writes the dispatch of `launch`; fails (with record.reason) when two
+  /// of its buffers hold the same tensor (a copy made them one value).
+  bool writeDispatch(raw_ostream &os, size_t index, const PlanLaunch &launch) {
     std::string id = llvm::formatv("{0}_d{1}", func.getSymName(), index);
     SmallVector<std::string> written;
+    llvm::StringSet<> operands;
     for (const std::string &arg : launch.args) {
       const PlanBuffer *buffer = find(arg);
       if (!buffer || buffer->role != "input")
         written.push_back(arg);
+      if (!operands.insert(values[arg]).second) {
+        record.reason = "kernel '" + launch.kernel + "' is given buffer '" +
+                        arg + "' and the buffer it was copied from or to";
+        return false;
+      }
     }
     std::string dispatch = "%" + id;
     os << "  " << dispatch;
@@ -317,12 +333,10 @@ private:
     std::string cubinFile =
         llvm::formatv("{0}.{1}.{2}.cubin", func.getSymName(), index,
                       launch.kernel);
-    if (!llvm::any_of(result.cubins, [&](const auto &entry) {
-          return entry.first == cubinFile;
-        }))
-      result.cubins.push_back({cubinFile, plan.objects.lookup(launch.object)});
+    cubins.push_back({cubinFile, plan.objects.lookup(launch.object)});
     record.dispatches.push_back({launch.kernel, launch.grid, launch.block,
                                  launch.sharedBytes, alignment, cubinFile});
+    return true;
   }
 
   /// The cubin for devices of `chip`'s compute capability; the PTX, which
@@ -370,6 +384,8 @@ private:
   IreeRegionExport &record;
   IreeModuleExport &result;
   SmallVector<const PlanBuffer *> inputs, outputs;
+  /// The cubins of the dispatches written, by file name.
+  std::vector<std::pair<std::string, std::string>> cubins;
   /// The SSA value holding each buffer now, and its tensor type.
   llvm::StringMap<std::string> values, types;
   int64_t alignment = 1;
@@ -385,6 +401,23 @@ std::string moduleName(ModuleOp module) {
         file.getFilename().getValue() != "-")
       return llvm::sys::path::stem(file.getFilename().getValue()).str();
   return "module";
+}
+
+/// Rewrites the named elementwise ops of `op` (linalg.add, linalg.exp, ...)
+/// as linalg.generic: IREE 3.13's linalg no longer has them ("custom op
+/// 'linalg.add' is unknown"). Contractions, fills and copies stay named.
+void generalizeElementwiseOps(Operation *op) {
+  SmallVector<linalg::LinalgOp> named;
+  op->walk([&](linalg::LinalgOp linalgOp) {
+    if (!isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(linalgOp) &&
+        linalg::isElementwise(linalgOp))
+      named.push_back(linalgOp);
+  });
+  IRRewriter rewriter(op->getContext());
+  for (linalg::LinalgOp linalgOp : named) {
+    rewriter.setInsertionPoint(linalgOp);
+    (void)linalg::generalizeNamedOp(rewriter, linalgOp);
+  }
 }
 
 /// Removes the flow's own discardable attributes (`cuda_agent.*`).
@@ -443,6 +476,7 @@ FailureOr<IreeModuleExport> cuda_agent::buildIreeModule(ModuleOp module,
       continue;
     }
     dropOwnAttributes(&op);
+    generalizeElementwiseOps(&op);
     op.print(os, OpPrintingFlags());
     os << "\n\n";
   }

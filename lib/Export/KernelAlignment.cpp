@@ -65,9 +65,10 @@ int64_t accessBytes(llvm::StringRef mnemonic, llvm::StringRef operands) {
 
 int64_t cuda_agent::ptxGlobalAccessAlignment(llvm::StringRef ptx) {
   int64_t widest = 1;
-  // PTX statements end in ';' and may be predicated (`@%p1 ld...`).
+  // PTX statements end in ';' and may be predicated (`@%p1 ld...`); braces
+  // open and close scopes (and vector operands, after the mnemonic).
   llvm::SmallVector<llvm::StringRef> statements;
-  ptx.split(statements, ';');
+  llvm::SplitString(ptx, statements, ";{}");
   for (llvm::StringRef statement : statements) {
     statement = statement.trim();
     // Drop comment lines and labels (`$L__BB0_2:`, not `shared::cta`)

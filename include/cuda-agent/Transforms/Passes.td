@@ -152,7 +152,8 @@ def AgentExportIreePass : Pass<"agent-export-iree", "::mlir::ModuleOp"> {
     (each region's dispatches, or why it was not exported, and the buffer
     alignment each kernel needs: IREE guarantees 64 bytes) and
     `DIR/README` with the commands. The module is text, which IREE 3.13
-    parses (not MLIR 22's bytecode).
+    parses (not MLIR 22's bytecode); named elementwise ops (`linalg.add`,
+    ...), which IREE 3.13 no longer has, are written as `linalg.generic`.
 
     Example:
     ```
@@ -166,6 +167,10 @@ def AgentExportIreePass : Pass<"agent-export-iree", "::mlir::ModuleOp"> {
            "`dir=build/iree`.">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "The GPU architecture of the cubins, for example `chip=sm_90`.">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
   ];
 }
 
