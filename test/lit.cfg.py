@@ -5,6 +5,7 @@
 # UNSUPPORTED otherwise.
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -70,6 +71,10 @@ if config.cuda_agent_have_torch.upper() in ("ON", "1", "TRUE", "YES"):
 # A host clang++ with C++20 (std::barrier): kernels emulated on the CPU.
 if os.path.exists(os.path.join(config.llvm_tools_dir, "clang")):
     config.available_features.add("host-clang")
+# IREE's compiler (pip install iree-base-compiler==3.13.0, as CI does): the
+# IREE export's modules are compiled for CUDA (test/Export).
+if shutil.which("iree-compile", path=config.environment["PATH"]):
+    config.available_features.add("iree-compile")
 if subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True).returncode == 0:
     config.available_features.add("numpy")
 

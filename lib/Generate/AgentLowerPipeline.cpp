@@ -9,8 +9,9 @@
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
-void cuda_agent::buildAgentLowerPipeline(OpPassManager &pm,
-                                         const AgentLowerOptions &options) {
+LogicalResult
+cuda_agent::buildAgentLowerPipeline(OpPassManager &pm,
+                                    const AgentLowerOptions &options) {
   AgentOutlinePassOptions outline;
   outline.fusion = options.fusion;
   pm.addPass(createAgentOutlinePass(outline));
@@ -30,27 +31,52 @@ void cuda_agent::buildAgentLowerPipeline(OpPassManager &pm,
     pm.addPass(createAgentEmitBundlePass(emit));
   }
 
+  // The IREE export reads the kernels agent-generate attached, on tensors.
+  if (!options.exportTo.empty()) {
+    StringRef dir = options.exportTo;
+    if (!dir.consume_front(kIreeExportPrefix) || dir.empty())
+      return failure();
+    AgentExportIreePassOptions exportIree;
+    exportIree.dir = dir.str();
+    exportIree.chip = options.chip;
+    pm.addPass(createAgentExportIreePass(exportIree));
+  }
+
   // The default lowering splices the kernels agent-generate attached; with
   // lower=false only its first steps run.
   if (!options.lower) {
     addBufferizeToOutParams(pm);
     pm.addPass(createAgentSplicePass());
-    return;
+    return success();
   }
   DefaultLoweringOptions lowering;
   lowering.chip = options.chip;
   lowering.features = options.features;
   buildDefaultLoweringPipeline(pm, lowering);
+  return success();
 }
 
 void cuda_agent::registerAgentLowerPipeline() {
-  PassPipelineRegistration<AgentLowerOptions>(
+  registerPassPipeline(
       "agent-lower",
       "The agent flow: outline regions, ask an agent for a kernel per region, "
       "verify and time it against the default lowering (on this GPU, later "
       "on another machine, or from the kernel database), splice the faster "
       "verified kernels, and lower the rest the default way. Examples: "
       "--agent-lower=\"verify=db db=kernels.db\", "
-      "--agent-lower=\"agent=replay replay-dir=k verify=bundle:jobs\"",
-      buildAgentLowerPipeline);
+      "--agent-lower=\"agent=replay replay-dir=k verify=bundle:jobs\", "
+      "--agent-lower=\"verify=db db=kernels.db export=iree:out\"",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        AgentLowerOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (failed(buildAgentLowerPipeline(pm, options)))
+          return errorHandler("agent-lower: `export` takes `iree:DIR`, not `" +
+                              options.exportTo + "`");
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> handler) {
+        handler(AgentLowerOptions());
+      });
 }

@@ -252,34 +252,40 @@ void cuda_agent::attachKernel(func::FuncOp func, const LaunchPlan &plan) {
                                           builder.getDictionaryAttr(objects))}));
 }
 
+FailureOr<LaunchPlan> cuda_agent::readAttachedKernel(func::FuncOp func) {
+  auto kernel = func->getAttrOfType<DictionaryAttr>(kKernelAttrName);
+  auto text = kernel ? kernel.getAs<StringAttr>("plan") : StringAttr();
+  auto objects = kernel ? kernel.getAs<DictionaryAttr>("objects")
+                        : DictionaryAttr();
+  if (!text || !objects)
+    return func.emitError() << kKernelAttrName
+                            << " needs a string 'plan' and a dictionary "
+                               "'objects'";
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text.getValue());
+  if (!json)
+    return func.emitError() << kKernelAttrName << ": "
+                            << llvm::toString(json.takeError());
+  auto readObject = [&](StringRef name) -> llvm::Expected<std::string> {
+    if (auto bytes = objects.getAs<StringAttr>(name))
+      return bytes.getValue().str();
+    return llvm::createStringError("no object '%s' in %s", name.str().c_str(),
+                                   kKernelAttrName.data());
+  };
+  llvm::Expected<LaunchPlan> plan =
+      parseLaunchPlan(*json, readObject, kKernelAttrName);
+  if (!plan)
+    return func.emitError() << "cannot read the kernel of this region: "
+                            << llvm::toString(plan.takeError());
+  return std::move(*plan);
+}
+
 FailureOr<unsigned> cuda_agent::spliceFromAttributes(ModuleOp module) {
   unsigned spliced = 0;
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
-    auto kernel = func->getAttrOfType<DictionaryAttr>(kKernelAttrName);
-    if (!kernel)
+    if (!func->hasAttr(kKernelAttrName))
       continue;
-    auto text = kernel.getAs<StringAttr>("plan");
-    auto objects = kernel.getAs<DictionaryAttr>("objects");
-    if (!text || !objects)
-      return func.emitError() << kKernelAttrName
-                              << " needs a string 'plan' and a dictionary "
-                                 "'objects'";
-    llvm::Expected<llvm::json::Value> json = llvm::json::parse(text.getValue());
-    if (!json)
-      return func.emitError() << kKernelAttrName << ": "
-                              << llvm::toString(json.takeError());
-    auto readObject = [&](StringRef name) -> llvm::Expected<std::string> {
-      if (auto bytes = objects.getAs<StringAttr>(name))
-        return bytes.getValue().str();
-      return llvm::createStringError("no object '%s' in %s", name.str().c_str(),
-                                     kKernelAttrName.data());
-    };
-    llvm::Expected<LaunchPlan> plan =
-        parseLaunchPlan(*json, readObject, kKernelAttrName);
-    if (!plan)
-      return func.emitError() << "cannot read the kernel of this region: "
-                              << llvm::toString(plan.takeError());
-    if (failed(spliceKernel(func, *plan)))
+    FailureOr<LaunchPlan> plan = readAttachedKernel(func);
+    if (failed(plan) || failed(spliceKernel(func, *plan)))
       return failure();
     func->removeAttr(kKernelAttrName);
     ++spliced;

@@ -1,6 +1,6 @@
 //===- AgentLowerPipeline.h - The --agent-lower pipeline --------*- C++ -*-===//
 //
-// agent-outline -> agent-generate -> bufferize (out-params) -> agent-splice
+// agent-outline -> agent-generate -> [agent-export-iree] -> bufferize (out-params) -> agent-splice
 // -> agent-default-lowering (unless lower=false). Regions whose kernel was
 // not replaced, and everything outside regions, lower the default way.
 //
@@ -44,6 +44,11 @@ struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
                      "elsewhere) into DIR, for example `bundle=out/program`; "
                      "what cuda-agent-run and the Python package run."),
       llvm::cl::init("")};
+  Option<std::string> exportTo{
+      *this, "export",
+      llvm::cl::desc("Also write the module for IREE after agent-generate, "
+                     "verified kernels as hal.dispatch.extern "
+                     "(agent-export-iree), for example `export=iree:out`.")};
   Option<bool> lower{
       *this, "lower",
       llvm::cl::desc("Finish with agent-default-lowering (the default); "
@@ -52,9 +57,13 @@ struct AgentLowerOptions : public PassPipelineOptions<AgentLowerOptions> {
       llvm::cl::init(true)};
 };
 
+/// The prefix of the `export` option's only format, `iree:DIR`.
+constexpr llvm::StringLiteral kIreeExportPrefix = "iree:";
+
 /// Adds the --agent-lower pipeline to `pm` (a builtin.module pass manager).
-void buildAgentLowerPipeline(OpPassManager &pm,
-                             const AgentLowerOptions &options);
+/// Fails when an option's value is malformed (`export` without `iree:`).
+LogicalResult buildAgentLowerPipeline(OpPassManager &pm,
+                                      const AgentLowerOptions &options);
 
 /// Registers `agent-lower` with the pass pipeline registry.
 void registerAgentLowerPipeline();

@@ -49,6 +49,10 @@ LogicalResult spliceKernel(func::FuncOp func, const LaunchPlan &plan);
 /// regions without one keep their body. Returns how many were spliced.
 FailureOr<unsigned> spliceFromDirectory(ModuleOp module, StringRef dir);
 
+/// Reads the plan (with its objects) that attachKernel put on `func`;
+/// emits an error on `func` when it is missing or malformed.
+FailureOr<LaunchPlan> readAttachedKernel(func::FuncOp func);
+
 /// Splices every region function of `module` that carries
 /// `cuda_agent.kernel` (see attachKernel) and removes that attribute.
 /// Returns how many were spliced.

@@ -136,6 +136,45 @@ def AgentEmitBundlePass : Pass<"agent-emit-bundle", "::mlir::ModuleOp"> {
 }
 
 
+def AgentExportIreePass : Pass<"agent-export-iree", "::mlir::ModuleOp"> {
+  let summary = "Write the module for IREE, verified kernels as hal.dispatch.extern";
+  let description = [{
+    Runs after `agent-generate`, on the outlined module on tensors, and
+    leaves it unchanged. Writes `DIR/<module>.iree.mlir`: the module with
+    every region that has a verified kernel (`cuda_agent.kernel`) replaced
+    by one `hal.dispatch.extern` per launch of its plan, chained through
+    tensors (outputs start as `tensor.empty`, the workspace and temporaries
+    zeroed), the cubin embedded for devices of compute capability `chip`
+    and the PTX as a second object for others; every other region stays
+    linalg for IREE's own codegen. Beside it: `DIR/sm90.flags` (the
+    explicit CUDA target, an `iree-compile` response file),
+    `DIR/objects/*.cubin` (the cubins embedded), `DIR/<module>.iree.json`
+    (each region's dispatches, or why it was not exported, and the buffer
+    alignment each kernel needs: IREE guarantees 64 bytes) and
+    `DIR/README` with the commands. The module is text, which IREE 3.13
+    parses (not MLIR 22's bytecode); named elementwise ops (`linalg.add`,
+    ...), which IREE 3.13 no longer has, are written as `linalg.generic`.
+
+    Example:
+    ```
+    cuda-agent-opt m.mlir --agent-lower="verify=db db=k.db export=iree:out" -o /dev/null
+    iree-compile out/m.iree.mlir @out/sm90.flags -o m.vmfb
+    ```
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"",
+           "The directory the IREE module is written to, for example "
+           "`dir=build/iree`.">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The GPU architecture of the cubins, for example `chip=sm_90`.">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+  ];
+}
+
+
 def AgentGeneratePass : Pass<"agent-generate", "::mlir::ModuleOp"> {
   let summary = "Ask an agent for kernels per region, verify and time them, "
                 "choose the winners";

@@ -1,0 +1,76 @@
+//===- IreeExport.h - Verified kernels as IREE dispatches -------*- C++ -*-===//
+//
+// The IREE export: an outlined module whose regions carry the kernels
+// agent-generate chose (`cuda_agent.kernel`) becomes a module IREE 3.13
+// compiles for CUDA. Each such region's body is one `hal.dispatch.extern`
+// per launch of its plan, chained through tensors, with the cubin embedded
+// (and the PTX as a fallback for other devices); every other region stays
+// linalg for IREE's own codegen. Written as text: IREE parses MLIR 22's
+// textual form, not its bytecode, and has dialects (hal) that this build of
+// MLIR does not.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_EXPORT_IREEEXPORT_H
+#define CUDA_AGENT_EXPORT_IREEEXPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace mlir::cuda_agent {
+
+/// The byte alignment IREE guarantees for the base of every dispatch
+/// binding (buffer offsets within its allocations are multiples of it).
+constexpr int64_t kIreeBindingAlignment = 64;
+
+/// What the export did with one region function.
+struct IreeRegionExport {
+  std::string function;
+  std::string hash;
+  /// True when the region's body became dispatches of its kernel.
+  bool exported = false;
+  /// Why not, when it was not.
+  std::string reason;
+  /// For exported regions: one entry per kernel launch.
+  struct Dispatch {
+    std::string kernel;
+    std::array<int64_t, 3> grid, block;
+    int64_t sharedBytes;
+    /// The buffer alignment the kernel needs (its widest global access).
+    int64_t alignment;
+    /// The cubin embedded, as written beside the module.
+    std::string cubinFile;
+  };
+  std::vector<Dispatch> dispatches;
+};
+
+/// The export of a module: the text IREE compiles and what was done.
+struct IreeModuleExport {
+  /// The module's name (its symbol, else its file's stem): the output is
+  /// `<name>.iree.mlir`.
+  std::string name;
+  std::string text;
+  std::vector<IreeRegionExport> regions;
+  /// Cubins by file name (`<function>.<kernel>.cubin`).
+  std::vector<std::pair<std::string, std::string>> cubins;
+};
+
+/// Builds the IREE form of `module`, an outlined module on tensors after
+/// agent-generate, for `chip` (`sm_90`). The module is not changed.
+FailureOr<IreeModuleExport> buildIreeModule(ModuleOp module, StringRef chip);
+
+/// The `iree-compile` flag selecting a CUDA device with an explicit `chip`
+/// target (IREE 3.13 knows no `sm_90` by name), one response-file line.
+std::string ireeTargetFlags(StringRef chip);
+
+/// Writes DIR/<name>.iree.mlir, DIR/<chip>.flags, the embedded cubins under
+/// DIR/objects/, DIR/<name>.iree.json (what was exported, with each
+/// kernel's alignment) and DIR/README (the iree-compile command).
+LogicalResult exportForIree(ModuleOp module, StringRef dir, StringRef chip);
+
+} // namespace mlir::cuda_agent
+
+#endif // CUDA_AGENT_EXPORT_IREEEXPORT_H

@@ -1,0 +1,578 @@
+//===- IreeExport.cpp - Verified kernels as IREE dispatches ---------------===//
+//
+// Writes an outlined module for IREE: a region whose kernel agent-generate
+// chose becomes one `hal.dispatch.extern` per launch of its plan, chained
+// through tensors (each launch takes the current value of every buffer it
+// names and yields new values of those it may write), with the cubin
+// embedded for sm_90 devices and the PTX for others; every other function
+// is printed as it is. The hal ops are written as text in the syntax IREE
+// 3.13 parses (inherent attributes in the `<{...}>` property form).
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Export/IreeExport.h"
+#include "cuda-agent/Export/KernelAlignment.h"
+#include "cuda-agent/Outline/ElementTypes.h"
+#include "cuda-agent/Outline/RegionOutliner.h"
+#include "cuda-agent/Splice/KernelSplicer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+
+namespace {
+
+/// The alias the exported module gives its executable target.
+constexpr llvm::StringLiteral kTargetAlias = "#cuda_agent_target";
+
+/// IREE's description of an sm_90 GPU (its codegen needs one; 3.13 has no
+/// `sm_90` by name): the Ampere feature set it knows, Hopper's 227 KB of
+/// shared memory per block.
+std::string executableTarget(StringRef chip) {
+  return llvm::formatv(
+      "#hal.executable.target<\"cuda\", \"cuda-nvptx-fb\", "
+      "{iree_codegen.target_info = #iree_gpu.target<arch = \"{0}\", "
+      "features = \"+ptx80\", wgp = <compute = "
+      "fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, "
+      "subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = "
+      "[<NV_MMA_SYNC_F32_16x8x16_F16>, <NV_MMA_SYNC_F16_16x8x16_F16>, "
+      "<NV_MMA_SYNC_F32_16x8x16_BF16>, <NV_WMMA_F32_16x16x16_F16>, "
+      "<NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], "
+      "max_workgroup_sizes = [1024, 1024, 1024], "
+      "max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = "
+      "232448, max_workgroup_counts = [2147483647, 65535, 65535]>>}>",
+      chip);
+}
+
+std::string str(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// `dense<"0x...">` of `bytes` as an i8 vector, for an executable object.
+std::string denseBytes(StringRef bytes) {
+  return llvm::formatv("dense<\"0x{0}\"> : vector<{1}xi8>",
+                       llvm::toHex(bytes), bytes.size());
+}
+
+/// The compute capability `chip` (`sm_90`, `sm_90a`) names.
+std::pair<int, int> computeCapability(StringRef chip) {
+  unsigned number = 0;
+  chip.consume_front("sm_");
+  chip.take_while(llvm::isDigit).getAsInteger(10, number);
+  return {static_cast<int>(number / 10), static_cast<int>(number % 10)};
+}
+
+/// Writes the IREE form of one region function whose kernel is `plan`, or
+/// says in `record.reason` why it stays as it is.
+class RegionWriter {
+public:
+  RegionWriter(func::FuncOp func, const LaunchPlan &plan, StringRef chip,
+               IreeRegionExport &record, IreeModuleExport &result)
+      : func(func), plan(plan), chip(chip), record(record), result(result) {}
+
+  /// The function's text, or std::nullopt with record.reason set.
+  std::optional<std::string> write() {
+    if (std::optional<std::string> why = unsupported()) {
+      record.reason = *why;
+      return std::nullopt;
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    writeSignature(os);
+    writeBuffers(os);
+    for (auto [i, launch] : llvm::enumerate(plan.launches)) {
+      if (launch.isCopy()) {
+        values[launch.copyTo] = values.lookup(launch.copyFrom);
+        continue;
+      }
+      if (!writeDispatch(os, i, launch)) {
+        record.dispatches.clear();
+        return std::nullopt;
+      }
+    }
+    os << "  return";
+    if (!outputs.empty()) {
+      os << " ";
+      llvm::interleaveComma(outputs, os, [&](const PlanBuffer *buffer) {
+        os << values.lookup(buffer->name);
+      });
+      os << " : ";
+      llvm::interleaveComma(func.getResultTypes(), os,
+                            [&](Type type) { os << type; });
+    }
+    os << "\n}\n";
+    llvm::append_range(result.cubins, cubins);
+    record.exported = true;
+    return text;
+  }
+
+private:
+  /// Why the plan cannot be written as dispatches, if it cannot.
+  std::optional<std::string> unsupported() {
+    for (const PlanBuffer &buffer : plan.buffers) {
+      if (buffer.isView())
+        return "its plan reshapes buffers ('" + buffer.name +
+               "' views '" + buffer.viewOf +
+               "'), which the export does not write yet";
+      if (buffer.role == "input")
+        inputs.push_back(&buffer);
+      else if (buffer.role == "output")
+        outputs.push_back(&buffer);
+    }
+    auto matches = [&](TypeRange types,
+                       ArrayRef<const PlanBuffer *> buffers) {
+      if (types.size() != buffers.size())
+        return false;
+      for (auto [type, buffer] : llvm::zip(types, buffers)) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        if (!tensor || !tensor.hasStaticShape() ||
+            tensor.getShape() != ArrayRef<int64_t>(buffer->shape) ||
+            tensor.getElementType() !=
+                parseDtypeName(func.getContext(), buffer->dtype))
+          return false;
+      }
+      return true;
+    };
+    if (!matches(func.getArgumentTypes(), inputs) ||
+        !matches(func.getResultTypes(), outputs))
+      return std::string("its plan's inputs and outputs are not the "
+                         "function's tensor arguments and results");
+    for (const PlanLaunch &launch : plan.launches) {
+      if (launch.isCopy()) {
+        const PlanBuffer *from = find(launch.copyFrom), *to = find(launch.copyTo);
+        if (!from || !to || from->shape != to->shape || from->dtype != to->dtype)
+          return "its copy from '" + launch.copyFrom + "' to '" +
+                 launch.copyTo + "' changes the shape";
+        continue;
+      }
+      llvm::StringSet<> seen;
+      bool writes = false;
+      for (const std::string &arg : launch.args) {
+        if (!seen.insert(arg).second)
+          return "kernel '" + launch.kernel + "' takes buffer '" + arg +
+                 "' twice";
+        const PlanBuffer *buffer = find(arg);
+        if (!buffer && arg != "workspace")
+          return "kernel '" + launch.kernel + "' names unknown buffer '" +
+                 arg + "'";
+        writes |= !buffer || buffer->role != "input";
+      }
+      if (!writes)
+        return "kernel '" + launch.kernel + "' is given no buffer to write";
+      if (!plan.objects.count(launch.object))
+        return "its plan has no object '" + launch.object + "'";
+    }
+    // The kernel's widest global access must fit IREE's binding alignment.
+    alignment = 1;
+    for (const PlanBuffer &buffer : plan.buffers)
+      if (Type type = parseDtypeName(func.getContext(), buffer.dtype))
+        alignment = std::max<int64_t>(alignment,
+                                      (type.getIntOrFloatBitWidth() + 7) / 8);
+    if (const llvm::json::Value *ptx = plan.extra.get("ptx"))
+      if (std::optional<StringRef> text = ptx->getAsString()) {
+        ptxText = *text;
+        alignment = std::max(alignment, ptxGlobalAccessAlignment(*text));
+      }
+    if (alignment > kIreeBindingAlignment)
+      return llvm::formatv("its kernels need {0}-byte aligned buffers; IREE "
+                           "guarantees {1}",
+                           alignment, kIreeBindingAlignment)
+          .str();
+    return std::nullopt;
+  }
+
+  const PlanBuffer *find(StringRef name) const {
+    for (const PlanBuffer &buffer : plan.buffers)
+      if (buffer.name == name)
+        return &buffer;
+    return nullptr;
+  }
+
+  void writeSignature(raw_ostream &os) {
+    os << "func.func " << (func.isPrivate() ? "private " : "") << "@"
+       << func.getSymName() << "(";
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      std::string name = llvm::formatv("%arg{0}", i);
+      os << (i ? ", " : "") << name << ": " << type;
+      values[inputs[i]->name] = name;
+      types[inputs[i]->name] = str(type);
+    }
+    os << ") -> (";
+    llvm::interleaveComma(func.getResultTypes(), os,
+                          [&](Type type) { os << type; });
+    os << ") {\n";
+    auto describe = [&](StringRef key) -> std::string {
+      if (const llvm::json::Value *value = plan.extra.get(key)) {
+        if (std::optional<StringRef> s = value->getAsString())
+          return s->str();
+        if (std::optional<double> d = value->getAsNumber())
+          return llvm::formatv("{0:F2}", *d).str();
+      }
+      return "?";
+    };
+    os << "  // cuda-agent: " << describe("agent") << "/" << describe("model")
+       << " kernel, " << describe("speedup")
+       << "x faster than MLIR's default lowering, verified on "
+       << describe("verified_on") << "; needs " << alignment
+       << "-byte aligned buffers.\n";
+  }
+
+  /// Outputs start empty (the kernel writes every element); temporaries
+  /// and the workspace start zeroed, as the verifier gave them.
+  void writeBuffers(raw_ostream &os) {
+    for (const PlanBuffer *buffer : outputs) {
+      std::string name = "%" + buffer->name + "_empty";
+      Type type = RankedTensorType::get(
+          buffer->shape, parseDtypeName(func.getContext(), buffer->dtype));
+      os << "  " << name << " = tensor.empty() : " << type << "\n";
+      values[buffer->name] = name;
+      types[buffer->name] = str(type);
+    }
+    auto zeroed = [&](StringRef name, Type type) {
+      auto tensor = cast<RankedTensorType>(type);
+      Type element = tensor.getElementType();
+      std::string zero = "%" + name.str() + "_zero";
+      os << "  " << zero << " = arith.constant "
+         << (isa<FloatType>(element) ? "0.0" : "0") << " : " << element
+         << "\n";
+      os << "  %" << name << "_empty = tensor.empty() : " << type << "\n";
+      os << "  %" << name << " = linalg.fill ins(" << zero << " : " << element
+         << ") outs(%" << name << "_empty : " << type << ") -> " << type
+         << "\n";
+      values[name] = "%" + name.str();
+      types[name] = str(type);
+    };
+    for (const PlanBuffer &buffer : plan.buffers)
+      if (buffer.role == "temp")
+        zeroed(buffer.name,
+               RankedTensorType::get(buffer.shape,
+                                     parseDtypeName(func.getContext(),
+                                                    buffer.dtype)));
+    if (plan.workspaceBytes > 0)
+      zeroed("workspace",
+             RankedTensorType::get({plan.workspaceBytes},
+                                   IntegerType::get(func.getContext(), 8)));
+  }
+
+  /// Writes the dispatch of `launch`; fails (with record.reason) when two
+  /// of its buffers hold the same tensor (a copy made them one value).
+  bool writeDispatch(raw_ostream &os, size_t index, const PlanLaunch &launch) {
+    std::string id = llvm::formatv("{0}_d{1}", func.getSymName(), index);
+    SmallVector<std::string> written;
+    llvm::StringSet<> operands;
+    for (const std::string &arg : launch.args) {
+      const PlanBuffer *buffer = find(arg);
+      if (!buffer || buffer->role != "input")
+        written.push_back(arg);
+      if (!operands.insert(values[arg]).second) {
+        record.reason = "kernel '" + launch.kernel + "' is given buffer '" +
+                        arg + "' and the buffer it was copied from or to";
+        return false;
+      }
+    }
+    std::string dispatch = "%" + id;
+    os << "  " << dispatch;
+    if (written.size() > 1)
+      os << ":" << written.size();
+    os << " = hal.dispatch.extern \"" << launch.kernel << "\"(";
+    llvm::interleaveComma(launch.args, os,
+                          [&](const std::string &arg) { os << values[arg]; });
+    os << ") : (";
+    llvm::interleaveComma(launch.args, os,
+                          [&](const std::string &arg) { os << types[arg]; });
+    os << ") -> ";
+    if (written.size() > 1)
+      os << "(";
+    llvm::interleaveComma(written, os,
+                          [&](const std::string &arg) { os << values[arg]; });
+    if (written.size() > 1)
+      os << ")";
+    // The grid is the plan's, whatever the device.
+    os << "\n      count(%" << id << "_device: !hal.device) -> (index, index, "
+       << "index) {\n";
+    for (auto [axis, size] : llvm::zip(StringRef("xyz"), launch.grid))
+      os << "        %" << id << "_" << axis << " = arith.constant " << size
+         << " : index\n";
+    os << "        hal.return %" << id << "_x, %" << id << "_y, %" << id
+       << "_z : index, index, index\n      }\n";
+    // Kernel arguments are the bindings in layout order.
+    os << "      layout(#hal.pipeline.layout<bindings = [";
+    llvm::interleaveComma(launch.args, os, [&](const std::string &arg) {
+      const PlanBuffer *buffer = find(arg);
+      os << "#hal.pipeline.binding<storage_buffer"
+         << (buffer && buffer->role == "input" ? ", ReadOnly" : "") << ">";
+    });
+    os << "]>)\n";
+    writeObjects(os, id, launch);
+    os << "      <{workgroup_size = [" << launch.block[0] << " : index, "
+       << launch.block[1] << " : index, " << launch.block[2] << " : index]";
+    if (launch.sharedBytes)
+      os << ", workgroup_local_memory = " << launch.sharedBytes << " : index";
+    os << "}>\n";
+    for (auto [i, arg] : llvm::enumerate(written))
+      values[arg] = written.size() > 1
+                        ? llvm::formatv("{0}#{1}", dispatch, i).str()
+                        : dispatch;
+
+    std::string cubinFile =
+        llvm::formatv("{0}.{1}.{2}.cubin", func.getSymName(), index,
+                      launch.kernel);
+    cubins.push_back({cubinFile, plan.objects.lookup(launch.object)});
+    record.dispatches.push_back({launch.kernel, launch.grid, launch.block,
+                                 launch.sharedBytes, alignment, cubinFile});
+    return true;
+  }
+
+  /// The cubin for devices of `chip`'s compute capability; the PTX, which
+  /// the driver compiles for newer ones, after it.
+  void writeObjects(raw_ostream &os, StringRef id, const PlanLaunch &launch) {
+    auto [major, minor] = computeCapability(chip);
+    std::string dev = "%" + id.str() + "_cubin_device";
+    os << "      objects({\n        " << kTargetAlias << " if(" << dev
+       << ": !hal.device) -> i1 {\n";
+    auto capability = [&](StringRef name, StringRef key, int expected) {
+      std::string value = "%" + id.str() + "_" + name.str();
+      os << "          " << value << "_ok, " << value
+         << " = hal.device.query<" << dev
+         << " : !hal.device> key(\"cuda.device\" :: \"" << key
+         << "\") : i1, i32\n";
+      os << "          " << value << "_want = arith.constant " << expected
+         << " : i32\n";
+      os << "          " << value << "_eq = arith.cmpi eq, " << value << ", "
+         << value << "_want : i32\n";
+      os << "          " << value << "_is = arith.andi " << value << "_ok, "
+         << value << "_eq : i1\n";
+      return value + "_is";
+    };
+    std::string isMajor = capability("major", "compute_capability_major", major);
+    std::string isMinor = capability("minor", "compute_capability_minor", minor);
+    os << "          %" << id << "_is_chip = arith.andi " << isMajor << ", "
+       << isMinor << " : i1\n";
+    os << "          hal.return %" << id << "_is_chip : i1\n";
+    os << "        } ordinal(0) = [#hal.executable.object<{data = "
+       << denseBytes(plan.objects.lookup(launch.object)) << "}>]";
+    if (!ptxText.empty()) {
+      // cuModuleLoadData takes PTX as a C string.
+      std::string ptx = ptxText.str();
+      ptx.push_back('\0');
+      os << ",\n        " << kTargetAlias
+         << " ordinal(0) = [#hal.executable.object<{data = "
+         << denseBytes(ptx) << "}>]";
+    }
+    os << "\n      })\n";
+  }
+
+  func::FuncOp func;
+  const LaunchPlan &plan;
+  StringRef chip;
+  IreeRegionExport &record;
+  IreeModuleExport &result;
+  SmallVector<const PlanBuffer *> inputs, outputs;
+  /// The cubins of the dispatches written, by file name.
+  std::vector<std::pair<std::string, std::string>> cubins;
+  /// The SSA value holding each buffer now, and its tensor type.
+  llvm::StringMap<std::string> values, types;
+  int64_t alignment = 1;
+  StringRef ptxText;
+};
+
+/// The module's name: its symbol, else its file's stem, else "module".
+std::string moduleName(ModuleOp module) {
+  if (std::optional<StringRef> name = module.getSymName())
+    return name->str();
+  if (auto file = dyn_cast<FileLineColLoc>(module.getLoc()))
+    if (!file.getFilename().getValue().empty() &&
+        file.getFilename().getValue() != "-")
+      return llvm::sys::path::stem(file.getFilename().getValue()).str();
+  return "module";
+}
+
+/// Rewrites the named elementwise ops of `op` (linalg.add, linalg.exp, ...)
+/// as linalg.generic: IREE 3.13's linalg no longer has them ("custom op
+/// 'linalg.add' is unknown"). Contractions, fills and copies stay named.
+void generalizeElementwiseOps(Operation *op) {
+  SmallVector<linalg::LinalgOp> named;
+  op->walk([&](linalg::LinalgOp linalgOp) {
+    if (!isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(linalgOp) &&
+        linalg::isElementwise(linalgOp))
+      named.push_back(linalgOp);
+  });
+  IRRewriter rewriter(op->getContext());
+  for (linalg::LinalgOp linalgOp : named) {
+    rewriter.setInsertionPoint(linalgOp);
+    (void)linalg::generalizeNamedOp(rewriter, linalgOp);
+  }
+}
+
+/// Removes the flow's own discardable attributes (`cuda_agent.*`).
+void dropOwnAttributes(Operation *op) {
+  for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
+    if (attr.getName().getValue().starts_with("cuda_agent."))
+      op->removeDiscardableAttr(attr.getName());
+}
+
+} // namespace
+
+std::string cuda_agent::ireeTargetFlags(StringRef chip) {
+  return "'--iree-hal-target-device=#hal.device.target<\"cuda\", [" +
+         executableTarget(chip) + "]> : !hal.device'\n";
+}
+
+FailureOr<IreeModuleExport> cuda_agent::buildIreeModule(ModuleOp module,
+                                                        StringRef chip) {
+  if (!chip.starts_with("sm_90"))
+    return emitError(module.getLoc())
+           << "the IREE export knows the target of sm_90 GPUs only, not '"
+           << chip << "'";
+  IreeModuleExport result;
+  result.name = moduleName(module);
+  std::string &text = result.text;
+  llvm::raw_string_ostream os(text);
+  os << "// " << result.name
+     << " for IREE: the regions with verified kernels dispatch them "
+        "(hal.dispatch.extern,\n// cubins embedded), the others are "
+        "compiled by IREE. Written by cuda-agent-opt.\n";
+  os << kTargetAlias << " = " << executableTarget(chip) << "\n\n";
+
+  // Work on a copy so that the caller's module keeps its attributes.
+  OwningOpRef<ModuleOp> copy(module.clone());
+  for (Operation &op : copy->getBody()->getOperations()) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    std::optional<std::string> replaced;
+    if (func && func->hasAttr(kRegionAttrName)) {
+      IreeRegionExport record;
+      record.function = func.getSymName().str();
+      if (auto region = func->getAttrOfType<DictionaryAttr>(kRegionAttrName))
+        if (auto hash = region.getAs<StringAttr>("hash"))
+          record.hash = hash.getValue().str();
+      if (!func->hasAttr(kKernelAttrName)) {
+        record.reason = "no verified kernel: IREE compiles the region";
+      } else {
+        FailureOr<LaunchPlan> plan = readAttachedKernel(func);
+        if (failed(plan))
+          return failure();
+        replaced = RegionWriter(func, *plan, chip, record, result).write();
+      }
+      result.regions.push_back(std::move(record));
+    }
+    if (replaced) {
+      os << *replaced << "\n";
+      continue;
+    }
+    dropOwnAttributes(&op);
+    generalizeElementwiseOps(&op);
+    op.print(os, OpPrintingFlags());
+    os << "\n\n";
+  }
+  return result;
+}
+
+LogicalResult cuda_agent::exportForIree(ModuleOp module, StringRef dir,
+                                        StringRef chip) {
+  FailureOr<IreeModuleExport> exported = buildIreeModule(module, chip);
+  if (failed(exported))
+    return failure();
+  Location loc = module.getLoc();
+  SmallString<256> objects(dir);
+  llvm::sys::path::append(objects, "objects");
+  if (std::error_code ec = llvm::sys::fs::create_directories(objects))
+    return emitError(loc) << "cannot create '" << objects
+                          << "': " << ec.message();
+  auto write = [&](const Twine &file, StringRef contents) -> LogicalResult {
+    SmallString<256> path(dir);
+    llvm::sys::path::append(path, file);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return emitError(loc) << "cannot write '" << path
+                            << "': " << ec.message();
+    os << contents;
+    return success();
+  };
+  std::string flagsFile = chip.take_front(5).str();
+  llvm::erase(flagsFile, '_');
+  flagsFile += ".flags";
+  std::string mlirFile = exported->name + ".iree.mlir";
+  if (failed(write(mlirFile, exported->text)) ||
+      failed(write(flagsFile, ireeTargetFlags(chip))))
+    return failure();
+  for (const auto &[file, bytes] : exported->cubins)
+    if (failed(write("objects/" + file, bytes)))
+      return failure();
+
+  // What was exported, for people and scripts.
+  llvm::json::Array regions;
+  std::string summary;
+  llvm::raw_string_ostream lines(summary);
+  for (const IreeRegionExport &region : exported->regions) {
+    llvm::json::Array dispatches;
+    for (const IreeRegionExport::Dispatch &dispatch : region.dispatches)
+      dispatches.push_back(llvm::json::Object{
+          {"kernel", dispatch.kernel},
+          {"grid", llvm::json::Array(dispatch.grid)},
+          {"block", llvm::json::Array(dispatch.block)},
+          {"shared_bytes", dispatch.sharedBytes},
+          {"alignment", dispatch.alignment},
+          {"cubin", "objects/" + dispatch.cubinFile}});
+    llvm::json::Object entry{{"function", region.function},
+                             {"hash", region.hash},
+                             {"exported", region.exported},
+                             {"dispatches", std::move(dispatches)}};
+    if (!region.exported)
+      entry["reason"] = region.reason;
+    regions.push_back(std::move(entry));
+    lines << "- @" << region.function << ": ";
+    if (region.exported) {
+      lines << region.dispatches.size() << " dispatch(es) of its verified "
+            << "kernel (";
+      llvm::interleaveComma(region.dispatches, lines, [&](const auto &d) {
+        lines << d.kernel << ", " << d.alignment << "-byte alignment";
+      });
+      lines << ")\n";
+    } else {
+      lines << "linalg, compiled by IREE (" << region.reason << ")\n";
+    }
+  }
+  std::string manifest;
+  llvm::raw_string_ostream json(manifest);
+  json << llvm::formatv(
+              "{0:2}",
+              llvm::json::Value(llvm::json::Object{
+                  {"module", exported->name},
+                  {"chip", chip},
+                  {"iree_binding_alignment", kIreeBindingAlignment},
+                  {"regions", std::move(regions)}}))
+       << "\n";
+  if (failed(write(exported->name + ".iree.json", manifest)))
+    return failure();
+
+  std::string readme = llvm::formatv(
+      "{0} for IREE (written by cuda-agent-opt's IREE export)\n\n"
+      "Compile for CUDA (IREE 3.13: pip install iree-base-compiler==3.13.0):\n\n"
+      "  iree-compile {1} @{2} -o {0}.vmfb\n\n"
+      "Run on a GPU (pip install iree-base-runtime==3.13.0):\n\n"
+      "  iree-run-module --device=cuda --module={0}.vmfb "
+      "--function=<public function> --input=@<input>.npy ...\n\n"
+      "Regions:\n{3}\n"
+      "The kernels' buffers must be aligned as listed; IREE aligns every "
+      "binding to {4} bytes.\nobjects/ holds the embedded cubins; {0}.iree.json "
+      "lists the dispatches.\n",
+      exported->name, mlirFile, flagsFile, summary, kIreeBindingAlignment);
+  return write("README", readme);
+}
