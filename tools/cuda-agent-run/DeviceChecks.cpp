@@ -4,9 +4,11 @@
 // nvcc from DeviceKernels.cu) and launches its kernels on the legacy default
 // stream, which orders itself with the runners' blocking streams and with the
 // synchronous copies and memsets the verifier uses; each result is read back
-// with a synchronous copy, so a call returns when its kernel is done. Grids
-// are capped at 8 blocks per SM (the kernels are grid-stride loops), which
-// bounds the partial summaries the host combines.
+// with a synchronous copy, so a call returns when its kernel is done. A
+// kernel's grid is one wave: the blocks that fit on every SM at once (the
+// driver's occupancy for its registers and shared memory), since the
+// kernels are grid-stride loops; that also bounds the partial summaries the
+// host combines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,8 +37,7 @@ static_assert(unsigned(Distribution::Normal) == el::Normal &&
                   unsigned(Distribution::LargeNormal) == el::LargeNormal,
               "ElementOps.h's Draw must follow Distribution");
 
-static constexpr unsigned kBlock = 256;        // DeviceKernels.cu's kBlock
-static constexpr unsigned kBlocksPerSm = 8;
+static constexpr unsigned kBlock = 256; // DeviceKernels.cu's kBlock
 
 DeviceChecks::DeviceChecks(const Driver &driver, int ordinal) : driver(driver) {
   withContext("loading the verifier kernels", [&] {
@@ -48,22 +49,21 @@ DeviceChecks::DeviceChecks(const Driver &driver, int ordinal) : driver(driver) {
     if (result != CUDA_SUCCESS)
       throw RunnerError(kExitCuda, "cuModuleLoadDataEx: " + driver.describe(result) +
                                        (log[0] ? std::string("; JIT log: ") + log : ""));
-    CU_CHECK(driver, cuModuleGetFunction, &generateFn, module, "cuda_agent_generate");
-    CU_CHECK(driver, cuModuleGetFunction, &unmaskFn, module, "cuda_agent_unmask");
-    CU_CHECK(driver, cuModuleGetFunction, &captureFn, module, "cuda_agent_capture");
-    CU_CHECK(driver, cuModuleGetFunction, &compareFn, module, "cuda_agent_compare");
-    CU_CHECK(driver, cuModuleGetFunction, &firstDifferenceFn, module,
-             "cuda_agent_first_difference");
-    CU_CHECK(driver, cuModuleGetFunction, &poisonFn, module, "cuda_agent_poison");
     CUdevice device;
     int sms = 0;
     CU_CHECK(driver, cuDeviceGet, &device, ordinal);
     CU_CHECK(driver, cuDeviceGetAttribute, &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
              device);
-    maxBlocks = unsigned(std::max(sms, 1)) * kBlocksPerSm;
+    generateKernel = loadKernel("cuda_agent_generate", sms);
+    unmaskKernel = loadKernel("cuda_agent_unmask", sms);
+    captureKernel = loadKernel("cuda_agent_capture", sms);
+    compareKernel = loadKernel("cuda_agent_compare", sms);
+    firstDifferenceKernel = loadKernel("cuda_agent_first_difference", sms);
+    poisonKernel = loadKernel("cuda_agent_poison", sms);
     counter = allocate(sizeof(uint64_t));
-    partials = allocate(uint64_t(maxBlocks) *
-                        std::max(sizeof(el::ComparePartial), sizeof(el::CapturePartial)));
+    partials = allocate(
+        std::max(uint64_t(compareKernel.maxBlocks) * sizeof(el::ComparePartial),
+                 uint64_t(captureKernel.maxBlocks) * sizeof(el::CapturePartial)));
   });
   (void)kDeviceKernelsImageSize;
 }
@@ -86,15 +86,24 @@ CUdeviceptr DeviceChecks::allocate(uint64_t bytes) {
   return ptr;
 }
 
-/// The blocks of a grid-stride kernel over `count` elements.
-static unsigned blocksFor(uint64_t count, unsigned maxBlocks) {
-  return unsigned(std::clamp<uint64_t>((count + kBlock - 1) / kBlock, 1, maxBlocks));
+DeviceChecks::Kernel DeviceChecks::loadKernel(const char *name, int sms) {
+  Kernel kernel;
+  CU_CHECK(driver, cuModuleGetFunction, &kernel.function, module, name);
+  int perSm = 0;
+  CU_CHECK(driver, cuOccupancyMaxActiveBlocksPerMultiprocessor, &perSm, kernel.function,
+           int(kBlock), size_t(0));
+  kernel.maxBlocks = unsigned(std::max(sms, 1)) * unsigned(std::max(perSm, 1));
+  return kernel;
 }
 
-/// Launches `function` over `count` elements on the legacy default stream.
-void DeviceChecks::launch(CUfunction function, uint64_t count, std::vector<void *> args) {
-  CU_CHECK(driver, cuLaunchKernel, function, blocksFor(count, maxBlocks), 1, 1, kBlock, 1,
-           1, 0, nullptr, args.data(), nullptr);
+/// Launches `kernel` over `count` elements on the legacy default stream.
+unsigned DeviceChecks::launch(const Kernel &kernel, uint64_t count,
+                              std::vector<void *> args) {
+  unsigned blocks =
+      unsigned(std::clamp<uint64_t>((count + kBlock - 1) / kBlock, 1, kernel.maxBlocks));
+  CU_CHECK(driver, cuLaunchKernel, kernel.function, blocks, 1, 1, kBlock, 1, 1, 0, nullptr,
+           args.data(), nullptr);
+  return blocks;
 }
 
 uint64_t DeviceChecks::readCounter() {
@@ -117,7 +126,7 @@ void DeviceChecks::generate(DeviceCopy &into, const BufferSpec &buffer, uint64_t
     uint64_t count = buffer.numElements(), pairs = (count + 1) / 2;
     uint32_t kind = uint32_t(buffer.dtype), draw = uint32_t(distribution);
     uint64_t start = el::streamStart(seed, bufferIndex);
-    launch(generateFn, pairs, {&out, &count, &kind, &start, &draw, &into.key});
+    launch(generateKernel, pairs, {&out, &count, &kind, &start, &draw, &into.key});
   });
 }
 
@@ -127,31 +136,24 @@ void DeviceChecks::restore(const DeviceCopy &copy, CUdeviceptr data,
     CUdeviceptr store = copy.store;
     uint64_t key = copy.key, count = buffer.numElements();
     uint32_t size = getInfo(buffer.dtype).size;
-    launch(unmaskFn, count, {&store, &key, &data, &count, &size});
+    launch(unmaskKernel, count, {&store, &key, &data, &count, &size});
   });
 }
 
-/// Runs the capture kernel (store 0: hash only) and combines its partials.
-static el::CapturePartial runCapture(const Driver &driver, CUfunction function,
-                                     CUdeviceptr partials, unsigned maxBlocks,
-                                     CUdeviceptr data, CUdeviceptr store,
-                                     const BufferSpec &buffer, uint64_t key,
-                                     uint64_t hashKey) {
+el::CapturePartial DeviceChecks::runCapture(CUdeviceptr data, CUdeviceptr store,
+                                            const BufferSpec &buffer, uint64_t key,
+                                            uint64_t hashKey) {
   uint64_t count = buffer.numElements();
   uint32_t kind = uint32_t(buffer.dtype);
-  unsigned blocks = blocksFor(count, maxBlocks);
-  std::vector<void *> args = {&data, &store, &count, &kind, &key, &partials, &hashKey};
-  CU_CHECK(driver, cuLaunchKernel, function, blocks, 1, 1, kBlock, 1, 1, 0, nullptr,
-           args.data(), nullptr);
+  CUdeviceptr out = partials;
+  unsigned blocks =
+      launch(captureKernel, count, {&data, &store, &count, &kind, &key, &out, &hashKey});
   std::vector<el::CapturePartial> parts(blocks);
   CU_CHECK(driver, cuMemcpyDtoH, parts.data(), partials,
            parts.size() * sizeof(el::CapturePartial));
   el::CapturePartial total = {0, {0, 0}};
-  for (const el::CapturePartial &part : parts) {
-    total.scale = std::max(total.scale, part.scale);
-    total.hash[0] += part.hash[0];
-    total.hash[1] += part.hash[1];
-  }
+  for (const el::CapturePartial &part : parts)
+    el::combine(total, part);
   return total;
 }
 
@@ -159,8 +161,7 @@ void DeviceChecks::capture(CUdeviceptr data, const BufferSpec &buffer,
                            DeviceCopy &into) {
   withContext("capturing output '" + buffer.name + "'", [&] {
     into.key = makeKey();
-    el::CapturePartial total = runCapture(driver, captureFn, partials, maxBlocks, data,
-                                          into.store, buffer, into.key, 0);
+    el::CapturePartial total = runCapture(data, into.store, buffer, into.key, 0);
     into.scale = total.scale;
     into.hash = {total.hash[0], total.hash[1]};
   });
@@ -168,8 +169,7 @@ void DeviceChecks::capture(CUdeviceptr data, const BufferSpec &buffer,
 
 BufferHash DeviceChecks::hash(CUdeviceptr data, const BufferSpec &buffer, uint64_t key) {
   return withContext("hashing buffer '" + buffer.name + "'", [&] {
-    el::CapturePartial total =
-        runCapture(driver, captureFn, partials, maxBlocks, data, 0, buffer, 0, key);
+    el::CapturePartial total = runCapture(data, 0, buffer, 0, key);
     return BufferHash{total.hash[0], total.hash[1]};
   });
 }
@@ -177,7 +177,7 @@ BufferHash DeviceChecks::hash(CUdeviceptr data, const BufferSpec &buffer, uint64
 void DeviceChecks::poison(CUdeviceptr data, uint64_t bytes, uint64_t seed) {
   withContext("poisoning " + std::to_string(bytes) + " bytes", [&] {
     uint64_t words = std::max<uint64_t>(bytes / 8, 1);
-    launch(poisonFn, words, {&data, &bytes, &seed});
+    launch(poisonKernel, words, {&data, &bytes, &seed});
     // Ordered before the runner's next launch: the legacy default stream
     // synchronizes with the runners' blocking streams.
   });
@@ -185,18 +185,19 @@ void DeviceChecks::poison(CUdeviceptr data, uint64_t bytes, uint64_t seed) {
 
 DeviceComparison DeviceChecks::compare(const DeviceCopy &expected, CUdeviceptr got,
                                        const BufferSpec &buffer,
-                                       const Tolerance &tolerance) {
+                                       const Tolerance &tolerance, CUdeviceptr other) {
   return withContext("comparing output '" + buffer.name + "'", [&] {
+    if (other)
+      CU_CHECK(driver, cuMemsetD8, counter, 0xFF, sizeof(uint64_t));
     uint64_t count = buffer.numElements();
     uint32_t kind = uint32_t(buffer.dtype), exact = tolerance.exact;
     double rtol = tolerance.rtol, atol = tolerance.atol * expected.scale;
     CUdeviceptr store = expected.store;
     uint64_t key = expected.key;
-    unsigned blocks = blocksFor(count, maxBlocks);
-    std::vector<void *> args = {&store, &key,  &got,   &count,   &kind,
-                                &rtol,  &atol, &exact, &partials};
-    CU_CHECK(driver, cuLaunchKernel, compareFn, blocks, 1, 1, kBlock, 1, 1, 0, nullptr,
-             args.data(), nullptr);
+    CUdeviceptr out = partials, first = counter;
+    unsigned blocks = launch(compareKernel, count,
+                             {&store, &key, &got, &count, &kind, &rtol, &atol, &exact, &out,
+                              &other, &first});
     std::vector<el::ComparePartial> parts(blocks);
     CU_CHECK(driver, cuMemcpyDtoH, parts.data(), partials,
              parts.size() * sizeof(el::ComparePartial));
@@ -210,6 +211,11 @@ DeviceComparison DeviceChecks::compare(const DeviceCopy &expected, CUdeviceptr g
     c.scale = tolerance.exact ? 0 : expected.scale;
     result.gotBits = total.gotBits;
     result.gotHash = {total.hash[0], total.hash[1]};
+    if (other) {
+      uint64_t index = readCounter();
+      if (index != ~uint64_t(0))
+        result.otherDifference = index;
+    }
     return result;
   });
 }
@@ -221,7 +227,8 @@ std::optional<uint64_t> DeviceChecks::findDifference(CUdeviceptr a, uint64_t key
     CU_CHECK(driver, cuMemsetD8, counter, 0xFF, sizeof(uint64_t));
     uint64_t count = buffer.numElements();
     uint32_t size = getInfo(buffer.dtype).size, masked = maskedA;
-    launch(firstDifferenceFn, count, {&a, &keyA, &masked, &b, &count, &size, &counter});
+    CUdeviceptr out = counter;
+    launch(firstDifferenceKernel, count, {&a, &keyA, &masked, &b, &count, &size, &out});
     uint64_t first = readCounter();
     return first == ~uint64_t(0) ? std::nullopt : std::optional<uint64_t>(first);
   });

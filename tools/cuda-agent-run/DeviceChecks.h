@@ -15,6 +15,7 @@
 #define CUDA_AGENT_RUN_DEVICECHECKS_H
 
 #include "Driver.h"
+#include "ElementOps.h"
 #include "Inputs.h"
 #include "Plan.h"
 #include "Tolerance.h"
@@ -44,6 +45,9 @@ struct DeviceComparison {
   Comparison comparison;  ///< as compareElements() would report it
   uint64_t gotBits = 0;   ///< raw bits of the candidate's element at `worst`
   BufferHash gotHash{};   ///< hash of the candidate's output
+  /// With compare()'s `other`: the first index where it differs bitwise
+  /// from the candidate's output (found in the same pass).
+  std::optional<uint64_t> otherDifference;
 };
 
 class DeviceChecks {
@@ -81,9 +85,12 @@ public:
   void poison(CUdeviceptr data, uint64_t bytes, uint64_t seed);
   /// A fresh random key (std::random_device): what a candidate cannot guess.
   static uint64_t makeKey();
-  /// Compares the candidate output at `got` with `expected` under `tolerance`.
+  /// Compares the candidate output at `got` with `expected` under `tolerance`;
+  /// with `other` (a plain buffer like `got`) also finds, in the same pass
+  /// over `got`, the first index where `other` differs from it bitwise.
   DeviceComparison compare(const DeviceCopy &expected, CUdeviceptr got,
-                           const BufferSpec &buffer, const Tolerance &tolerance);
+                           const BufferSpec &buffer, const Tolerance &tolerance,
+                           CUdeviceptr other = 0);
   /// The flat index of the first element where `a` and `b` differ bitwise.
   std::optional<uint64_t> firstDifference(CUdeviceptr a, CUdeviceptr b,
                                           const BufferSpec &buffer);
@@ -94,16 +101,27 @@ public:
                       uint64_t index);
 
 private:
-  void launch(CUfunction function, uint64_t count, std::vector<void *> args);
+  /// A kernel and its grid: one wave of as many blocks as fit on the device
+  /// at once (the kernels are grid-stride loops).
+  struct Kernel {
+    CUfunction function = nullptr;
+    unsigned maxBlocks = 1;
+  };
+  Kernel loadKernel(const char *name, int sms);
+  /// Launches `kernel` over `count` elements; returns the blocks it got.
+  unsigned launch(const Kernel &kernel, uint64_t count, std::vector<void *> args);
   std::optional<uint64_t> findDifference(CUdeviceptr a, uint64_t keyA, bool maskedA,
                                          CUdeviceptr b, const BufferSpec &buffer);
   uint64_t readCounter();
+  /// Runs the capture kernel (store 0: hash only) and combines its partials.
+  elements::CapturePartial runCapture(CUdeviceptr data, CUdeviceptr store,
+                                      const BufferSpec &buffer, uint64_t key,
+                                      uint64_t hashKey);
 
   const Driver &driver;
   CUmodule module = nullptr;
-  CUfunction generateFn = nullptr, unmaskFn = nullptr, captureFn = nullptr,
-             compareFn = nullptr, firstDifferenceFn = nullptr, poisonFn = nullptr;
-  unsigned maxBlocks = 0;
+  Kernel generateKernel, unmaskKernel, captureKernel, compareKernel, firstDifferenceKernel,
+      poisonKernel;
   CUdeviceptr counter = 0;  ///< one u64 for the atomic kernels
   CUdeviceptr partials = 0; ///< one partial summary per block
   std::vector<std::pair<CUdeviceptr, uint64_t>> owned;

@@ -53,7 +53,8 @@ namespace mlir::cuda_agent {
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
   X(cuEventElapsedTime)                                                        \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)                                                            \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 
 /// The driver's entry points as function pointers, one member per API name.
 class Driver {

@@ -185,7 +185,19 @@ CUDA_AGENT_HD void judgeFloat(ComparePartial &partial, uint64_t index, double e,
   }
 }
 
+/// Whether judgeFloat() of element `index` whose got bits equal its expected
+/// bits (so: not bad, error 0, ratio 0, whatever the values) could change
+/// `partial`: only by making it the worst element, when no element so far
+/// has a positive ratio (or a lower index at ratio 0). The GPU comparison
+/// skips the judgement of identical elements otherwise, which leaves the
+/// partial exactly as judgeFloat() would (ElementOpsTest checks it).
+CUDA_AGENT_HD bool sameBitsCanChange(const ComparePartial &partial, uint64_t index) {
+  return partial.worstNonFinite == 0 &&
+         (partial.worstRatio < 0 || (partial.worstRatio == 0 && index < partial.worst));
+}
+
 /// Judges integer element `index`: exact match, worst = the first mismatch.
+/// An element with e == g never changes `partial` (its error is 0).
 CUDA_AGENT_HD void judgeInt(ComparePartial &partial, uint64_t index, int64_t e, int64_t g,
                             uint64_t gBits) {
   double err = fabs(double(g) - double(e));
@@ -255,6 +267,13 @@ struct CapturePartial {
   double scale;
   uint64_t hash[2];
 };
+
+/// Folds `other` (any other range of elements) into `partial`.
+CUDA_AGENT_HD void combine(CapturePartial &partial, const CapturePartial &other) {
+  partial.scale = other.scale > partial.scale ? other.scale : partial.scale;
+  partial.hash[0] += other.hash[0];
+  partial.hash[1] += other.hash[1];
+}
 
 /// The mask element `index` of a stored reference output is XORed with, so
 /// that no plain copy of the reference's answer sits in device memory while

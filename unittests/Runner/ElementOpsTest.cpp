@@ -6,7 +6,9 @@
 // stream the host generator always drew (so seeds keep their inputs), and
 // judging elements in strided slices (one per GPU thread) and combining the
 // partial summaries in any order picks the same counts and worst element as
-// one sequential pass; the output poison is the same splitmix64 stream.
+// one sequential pass (also with the GPU comparison's skip of elements
+// identical to the reference's, over its 16-byte chunks and scalar tail);
+// the output poison is the same splitmix64 stream.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -167,7 +170,133 @@ TEST(ElementOps, KeyedHashDependsOnTheKey) {
   EXPECT_NE(keyA[1], changed[1]);
 }
 
+/// Bits of a float as the kernels load them (zero-extended).
+uint64_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+/// Judges f32 `got` against `expected` the way cuda_agent_compare does:
+/// thread t of `threads` takes 16-byte chunks (4 elements) t, t + threads,
+/// ..., then the elements after the last whole chunk one by one from
+/// 4 * chunks + t; an element whose bits equal the reference's is judged
+/// only when sameBitsCanChange() says it could matter; the threads'
+/// partials are combined in a shuffled order (warps, blocks, the host).
+ComparePartial judgeLikeTheKernel(const std::vector<float> &expected,
+                                  const std::vector<float> &got, unsigned threads,
+                                  double rtol, double atol, std::mt19937 &rng) {
+  constexpr uint64_t per = 4;
+  uint64_t count = expected.size(), whole = count / per;
+  std::vector<ComparePartial> parts(threads);
+  auto judge = [&](ComparePartial &mine, uint64_t i) {
+    uint64_t e = bitsOf(expected[i]), g = bitsOf(got[i]);
+    hashElement(mine.hash, i, g);
+    if (e != g || sameBitsCanChange(mine, i))
+      judgeFloat(mine, i, expected[i], got[i], g, rtol, atol);
+  };
+  for (unsigned t = 0; t < threads; ++t) {
+    for (uint64_t c = t; c < whole; c += threads)
+      for (uint64_t l = 0; l < per; ++l)
+        judge(parts[t], c * per + l);
+    for (uint64_t i = whole * per + t; i < count; i += threads)
+      judge(parts[t], i);
+  }
+  std::shuffle(parts.begin(), parts.end(), rng);
+  ComparePartial total;
+  for (const ComparePartial &part : parts)
+    combine(total, part);
+  return total;
+}
+
+/// Whether two partials are the same to the bit.
+bool samePartial(const ComparePartial &a, const ComparePartial &b) {
+  return std::memcmp(&a, &b, sizeof(ComparePartial)) == 0;
+}
+
 } // namespace
+
+// The GPU comparison skips the judgement of elements identical to the
+// reference's unless it could make them the worst; with chunked visiting
+// orders and lengths that are not a multiple of the chunk, the result is
+// the sequential judgement of every element, to the bit.
+TEST(ElementOps, SkippingIdenticalElementsChangesNoVerdict) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  for (int variant = 0; variant < 5; ++variant) {
+    std::vector<float> expected(1003), got;
+    for (float &value : expected)
+      value = normal(rng);
+    got = expected;
+    if (variant >= 1)
+      got[517] *= 1.0001f, got[3] *= 1.00001f, got[1002] *= 0.9999f; // off, in the tail
+    if (variant >= 2)
+      expected[20] = got[20] = NAN, expected[21] = got[21] = INFINITY; // agreeing
+    if (variant >= 3)
+      expected[40] = 0.0f, got[40] = -0.0f; // equal values, different bits
+    if (variant == 4)
+      got[800] = NAN, got[900] = INFINITY; // non-finite mismatches: 800 wins
+    ComparePartial sequential;
+    for (uint64_t i = 0; i < expected.size(); ++i) {
+      hashElement(sequential.hash, i, bitsOf(got[i]));
+      judgeFloat(sequential, i, expected[i], got[i], bitsOf(got[i]), 1e-4, 1e-5);
+    }
+    for (unsigned threads : {1u, 3u, 64u, 250u, 5000u}) {
+      ComparePartial kernel = judgeLikeTheKernel(expected, got, threads, 1e-4, 1e-5, rng);
+      EXPECT_TRUE(samePartial(kernel, sequential)) << variant << " " << threads;
+      EXPECT_EQ(kernel.worst, sequential.worst) << variant << " " << threads;
+    }
+    if (variant == 0 || variant == 4) {
+      EXPECT_EQ(sequential.worst, variant == 0 ? 0u : 800u);
+    }
+  }
+}
+
+// What the skip relies on: an element with identical bits, judged when
+// sameBitsCanChange() is false, leaves the partial exactly as it was.
+TEST(ElementOps, IdenticalElementsChangeOnlyAFreshWorst) {
+  const double values[] = {0.0, -0.0, 1.5, -3e38, 1e-45, NAN, INFINITY, -INFINITY};
+  ComparePartial states[4];
+  judgeFloat(states[1], 50, 1.0, 1.0, 0, 1e-4, 1e-5);     // worst at ratio 0
+  judgeFloat(states[2], 50, 1.0, 1.00001, 0, 1e-4, 1e-5); // worst at ratio > 0
+  judgeFloat(states[3], 50, 1.0, NAN, 0, 1e-4, 1e-5);     // non-finite worst
+  for (const ComparePartial &state : states)
+    for (double value : values)
+      for (uint64_t index : {uint64_t(10), uint64_t(50), uint64_t(90)}) {
+        ComparePartial judged = state;
+        judgeFloat(judged, index, value, value, 7, 1e-4, 1e-5);
+        EXPECT_EQ(!samePartial(judged, state), sameBitsCanChange(state, index))
+            << value << " at " << index;
+        ComparePartial exact = state;
+        judgeInt(exact, index, 5, 5, 5);
+        EXPECT_TRUE(samePartial(exact, state)); // the exact path skips them always
+      }
+}
+
+// The capture kernel's per-block partials fold in any order to the same
+// largest |element| and hash.
+TEST(ElementOps, CapturePartialsCombineInAnyOrder) {
+  std::vector<CapturePartial> parts;
+  for (uint64_t b = 0; b < 50; ++b) {
+    CapturePartial part = {double(b % 7) * 1.5, {0, 0}};
+    for (uint64_t i = b * 10; i < b * 10 + 10; ++i)
+      hashElement(part.hash, i, i * 5, 0x99ULL);
+    parts.push_back(part);
+  }
+  CapturePartial whole = {0, {0, 0}};
+  for (uint64_t i = 0; i < 500; ++i)
+    hashElement(whole.hash, i, i * 5, 0x99ULL);
+  std::mt19937 rng(3);
+  for (int round = 0; round < 3; ++round) {
+    std::shuffle(parts.begin(), parts.end(), rng);
+    CapturePartial total = {0, {0, 0}};
+    for (const CapturePartial &part : parts)
+      combine(total, part);
+    EXPECT_EQ(total.scale, 9.0);
+    EXPECT_EQ(total.hash[0], whole.hash[0]);
+    EXPECT_EQ(total.hash[1], whole.hash[1]);
+  }
+}
 
 // The GPU poison (cuda_agent_poison) is the splitmix64 stream of its seed,
 // word by word: the bytes the host-made poison block (before the kernel) held,
