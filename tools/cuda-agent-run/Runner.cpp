@@ -56,7 +56,7 @@ static CUmodule loadModule(const Driver &driver, const std::vector<char> &image)
   return module;
 }
 
-PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
+PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal, bool allocate)
     : driver(driver), plan(plan) {
   CU_CHECK(driver, cuInit, 0);
   int count = 0;
@@ -110,6 +110,8 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal)
     });
   }
 
+  if (!allocate)
+    return;
   allocations = allocateBuffers(/*guardsOnly=*/false);
   bindArgs();
 }

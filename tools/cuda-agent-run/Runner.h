@@ -68,7 +68,10 @@ public:
   /// Initializes the driver, makes device `ordinal`'s primary context current,
   /// loads every object and kernel of `plan` and allocates every buffer. Throws
   /// RunnerError(kExitCuda); a module or kernel failure names the launch.
-  PlanRunner(const Driver &driver, const Plan &plan, int ordinal);
+  /// With `allocate` false it starts without buffers, as after release():
+  /// the verifier reallocates before every run, so blocks allocated here
+  /// (and the fill of their every byte) would be wasted.
+  PlanRunner(const Driver &driver, const Plan &plan, int ordinal, bool allocate = true);
   ~PlanRunner();
   PlanRunner(const PlanRunner &) = delete;
   PlanRunner &operator=(const PlanRunner &) = delete;

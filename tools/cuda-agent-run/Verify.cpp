@@ -93,7 +93,8 @@ public:
       : driver(driver), reference(reference), candidate(candidate), oracle(oracle),
         options(options), entry(makeCandidateEntry(candidate.bundle)),
         refRunner(asReference([&] {
-          return std::make_unique<PlanRunner>(driver, reference, options.device);
+          return std::make_unique<PlanRunner>(driver, reference, options.device,
+                                              /*allocate=*/false);
         })),
         checks(asReference(
             [&] { return std::make_unique<DeviceChecks>(driver, options.device); })) {
@@ -114,7 +115,8 @@ public:
     }
     if (oracle)
       oracleRunner = withContext("oracle", [&] {
-        return std::make_unique<PlanRunner>(driver, *oracle, options.device);
+        return std::make_unique<PlanRunner>(driver, *oracle, options.device,
+                                            /*allocate=*/false);
       });
     // A candidate whose kernels do not load fails here, in its constructor.
     // That is a verdict, so it is deferred to run(). One that keeps state
@@ -122,7 +124,8 @@ public:
     loadFailure = findCandidateState(candidate).reason;
     if (loadFailure.empty()) {
       try {
-        candRunner = std::make_unique<PlanRunner>(driver, candidate, options.device);
+        candRunner = std::make_unique<PlanRunner>(driver, candidate, options.device,
+                                                  /*allocate=*/false);
       } catch (const RunnerError &error) {
         loadFailure = error.what();
       }
@@ -350,15 +353,22 @@ private:
   /// Where the candidate's output `o` first differs from its saved copy, as
   /// "[i, j] (x vs y)" (saved first), or "" when it does not.
   std::string describeChangeSinceSaved(size_t o) {
+    std::optional<uint64_t> i = asCandidate([&] {
+      return checks->firstDifference(states[o].saved, pointerOf(*candRunner, outputs[o], true),
+                                     *outputs[o].spec);
+    });
+    return i ? describeDifference(o, *i) : "";
+  }
+
+  /// Element `i` of the candidate's output `o` against its saved copy, as
+  /// "[i, j] (x vs y)" (saved first).
+  std::string describeDifference(size_t o, uint64_t i) {
     return asCandidate([&]() -> std::string {
       const Port &port = outputs[o];
       CUdeviceptr now = pointerOf(*candRunner, port, true);
-      std::optional<uint64_t> i = checks->firstDifference(states[o].saved, now, *port.spec);
-      if (!i)
-        return "";
-      return formatDims(unflattenIndex(*i, port.spec->shape)) + " (" +
-             formatValue(checks->readElement(states[o].saved, *port.spec, *i)) + " vs " +
-             formatValue(checks->readElement(now, *port.spec, *i)) + ")";
+      return formatDims(unflattenIndex(i, port.spec->shape)) + " (" +
+             formatValue(checks->readElement(states[o].saved, *port.spec, i)) + " vs " +
+             formatValue(checks->readElement(now, *port.spec, i)) + ")";
     });
   }
 
@@ -403,25 +413,23 @@ private:
         runCandidate(set, /*restoreInputs=*/false);
       });
 
-      trialParts.measure("race_check", [&] {
-        for (size_t o = 0; o < outputs.size(); ++o) {
-          std::string difference = describeChangeSinceSaved(o);
-          if (!difference.empty())
-            rejectTrial(trial, "outputs differ between two identical runs (race): " +
-                                   outputs[o].spec->name + " first differs at " +
-                                   difference + " on " + trialName);
-        }
-      });
-
+      // One pass over each output: the comparison with the reference's and,
+      // in the same kernel, the race check against the saved first run.
       std::vector<DeviceComparison> comparisons;
       trialParts.measure("compare", [&] {
         for (size_t o = 0; o < outputs.size(); ++o)
           comparisons.push_back(asCandidate([&] {
             return checks->compare(set.expected[o],
                                    pointerOf(*candRunner, outputs[o], true),
-                                   *outputs[o].spec, toleranceOf(*outputs[o].spec));
+                                   *outputs[o].spec, toleranceOf(*outputs[o].spec),
+                                   states[o].saved);
           }));
       });
+      for (size_t o = 0; o < outputs.size(); ++o)
+        if (std::optional<uint64_t> i = comparisons[o].otherDifference)
+          rejectTrial(trial, "outputs differ between two identical runs (race): " +
+                                 outputs[o].spec->name + " first differs at " +
+                                 describeDifference(o, *i) + " on " + trialName);
 
       if (t > 1)
         for (size_t o = 0; o < outputs.size(); ++o)
