@@ -16,6 +16,8 @@
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -117,9 +119,47 @@ void cuda_agent::lowerStridedCopies(func::FuncOp func) {
   }
 }
 
+/// Gives every `math.fpowi` of `func` an i32 exponent. convert-gpu-to-nvvm
+/// calls libdevice's `__nv_powif(float, int)` whatever the exponent's width,
+/// so torch-mlir's `x ** 3` (an i64 exponent) passes a 64-bit argument to a
+/// 32-bit parameter and computes garbage. A constant exponent is narrowed
+/// exactly; another is clamped to the i32 range first (beyond it the power
+/// is 0, 1 or infinite anyway, up to the sign of a -1 base).
+static void narrowPowiExponents(func::FuncOp func) {
+  SmallVector<math::FPowIOp> powers;
+  func.walk([&](math::FPowIOp op) {
+    if (!getElementTypeOrSelf(op.getRhs().getType()).isInteger(32) &&
+        !isa<ShapedType>(op.getRhs().getType()))
+      powers.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (math::FPowIOp op : powers) {
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value exponent = op.getRhs();
+    unsigned width = exponent.getType().getIntOrFloatBitWidth();
+    if (std::optional<int64_t> value = getConstantIntValue(exponent);
+        value && llvm::isInt<32>(*value)) {
+      exponent = arith::ConstantIntOp::create(rewriter, loc, i32, *value);
+    } else if (width > 32) {
+      Type wide = exponent.getType();
+      Value low = arith::ConstantIntOp::create(rewriter, loc, wide, INT32_MIN);
+      Value high = arith::ConstantIntOp::create(rewriter, loc, wide, INT32_MAX);
+      exponent = arith::MaxSIOp::create(rewriter, loc, exponent, low);
+      exponent = arith::MinSIOp::create(rewriter, loc, exponent, high);
+      exponent = arith::TruncIOp::create(rewriter, loc, i32, exponent);
+    } else {
+      exponent = arith::ExtSIOp::create(rewriter, loc, i32, exponent);
+    }
+    rewriter.modifyOpInPlace(op, [&] { op.getRhsMutable().assign(exponent); });
+  }
+}
+
 LogicalResult cuda_agent::prepareParallelLoopsForGpu(func::FuncOp func) {
   if (func.isExternal())
     return success();
+  narrowPowiExponents(func);
   IRRewriter rewriter(func.getContext());
   for (scf::ParallelOp loop : collectTopLevelHostLoops(func)) {
     if (loop.getNumReductions() != 0)
