@@ -16,6 +16,8 @@
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -117,9 +119,47 @@ void cuda_agent::lowerStridedCopies(func::FuncOp func) {
   }
 }
 
+/// Gives every `math.fpowi` of `func` an i32 exponent. convert-gpu-to-nvvm
+/// calls libdevice's `__nv_powif(float, int)` whatever the exponent's width,
+/// so torch-mlir's `x ** 3` (an i64 exponent) passes a 64-bit argument to a
+/// 32-bit parameter and computes garbage. A constant exponent is narrowed
+/// exactly; another is clamped to the i32 range first (beyond it the power
+/// is 0, 1 or infinite anyway, up to the sign of a -1 base).
+static void narrowPowiExponents(func::FuncOp func) {
+  SmallVector<math::FPowIOp> powers;
+  func.walk([&](math::FPowIOp op) {
+    if (!getElementTypeOrSelf(op.getRhs().getType()).isInteger(32) &&
+        !isa<ShapedType>(op.getRhs().getType()))
+      powers.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (math::FPowIOp op : powers) {
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value exponent = op.getRhs();
+    unsigned width = exponent.getType().getIntOrFloatBitWidth();
+    if (std::optional<int64_t> value = getConstantIntValue(exponent);
+        value && llvm::isInt<32>(*value)) {
+      exponent = arith::ConstantIntOp::create(rewriter, loc, i32, *value);
+    } else if (width > 32) {
+      Type wide = exponent.getType();
+      Value low = arith::ConstantIntOp::create(rewriter, loc, wide, INT32_MIN);
+      Value high = arith::ConstantIntOp::create(rewriter, loc, wide, INT32_MAX);
+      exponent = arith::MaxSIOp::create(rewriter, loc, exponent, low);
+      exponent = arith::MinSIOp::create(rewriter, loc, exponent, high);
+      exponent = arith::TruncIOp::create(rewriter, loc, i32, exponent);
+    } else {
+      exponent = arith::ExtSIOp::create(rewriter, loc, i32, exponent);
+    }
+    rewriter.modifyOpInPlace(op, [&] { op.getRhsMutable().assign(exponent); });
+  }
+}
+
 LogicalResult cuda_agent::prepareParallelLoopsForGpu(func::FuncOp func) {
   if (func.isExternal())
     return success();
+  narrowPowiExponents(func);
   IRRewriter rewriter(func.getContext());
   for (scf::ParallelOp loop : collectTopLevelHostLoops(func)) {
     if (loop.getNumReductions() != 0)
@@ -164,7 +204,7 @@ LogicalResult cuda_agent::prepareParallelLoopsForGpu(func::FuncOp func) {
 static bool isWholeBuffer(Value value) {
   while (hasIdentityLayout(value.getType())) {
     Operation *def = value.getDefiningOp();
-    if (!def || isa<memref::AllocOp, gpu::AllocOp>(def))
+    if (!def || isa<memref::AllocOp, gpu::AllocOp, memref::GetGlobalOp>(def))
       return true;
     if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
       value = expand.getSrc();
@@ -176,6 +216,32 @@ static bool isWholeBuffer(Value value) {
   return false;
 }
 
+/// Returns true when `get` reads a constant global with an initial value,
+/// which is what bufferization makes of a dense or dense_resource tensor
+/// constant (a weight): data the host can upload once and never writes.
+static bool isConstantGlobal(memref::GetGlobalOp get) {
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  return global && global.getConstant() && global.getInitialValue() &&
+         cast<MemRefType>(get.getType()).hasStaticShape() &&
+         hasIdentityLayout(get.getType());
+}
+
+/// Replaces every use of the constant global `get` by a device buffer that
+/// the global is copied into right after `get`; returns the buffer.
+static Value uploadConstant(memref::GetGlobalOp get, IRRewriter &rewriter) {
+  rewriter.setInsertionPointAfter(get);
+  auto buffer = gpu::AllocOp::create(
+      rewriter, get.getLoc(), get.getType(), /*asyncToken=*/Type(),
+      /*asyncDependencies=*/ValueRange(), /*dynamicSizes=*/ValueRange(),
+      /*symbolOperands=*/ValueRange(), /*hostShared=*/false);
+  auto upload = gpu::MemcpyOp::create(
+      rewriter, get.getLoc(), /*asyncToken=*/Type(),
+      /*asyncDependencies=*/ValueRange(), buffer.getMemref(), get.getResult());
+  rewriter.replaceAllUsesExcept(get.getResult(), buffer.getMemref(), upload);
+  return buffer.getMemref();
+}
+
 /// Returns true for the host ops that only compute a view's metadata.
 static bool isViewOp(Operation *op) {
   return isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
@@ -184,10 +250,13 @@ static bool isViewOp(Operation *op) {
 
 /// Returns true for the ops a straight-line host function may hold once its
 /// loops run on the GPU: besides buffers, copies, launches and calls, the
-/// reshapes of whole buffers (pointer metadata, never a host read).
+/// reshapes of whole buffers (pointer metadata, never a host read) and the
+/// constant globals of weights (uploaded to a device buffer below).
 static bool isStraightLineHostOp(Operation *op) {
   if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op))
     return isWholeBuffer(op->getResult(0));
+  if (auto get = dyn_cast<memref::GetGlobalOp>(op))
+    return isConstantGlobal(get);
   return isa<arith::ConstantOp, memref::AllocOp, memref::DeallocOp,
              memref::CopyOp, gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
              gpu::MemsetOp, gpu::LaunchOp, gpu::LaunchFuncOp, func::CallOp,
@@ -324,9 +393,10 @@ LogicalResult cuda_agent::moveHostBuffersToDevice(func::FuncOp func) {
       diag.attachNote() << "host control flow (scf.for, scf.if, scf.while) is "
                            "not supported: only linalg ops become kernels";
     else if (isa<memref::GetGlobalOp>(op))
-      diag.attachNote() << "a constant tensor (a weight) is host data: "
-                           "uploading constants to the device is not "
-                           "supported yet; pass it as an argument";
+      diag.attachNote() << "only constant globals with a static shape and an "
+                           "initial value (what a dense or dense_resource "
+                           "tensor constant bufferizes to) are uploaded to "
+                           "the device; this one is host state";
     else if (isa<memref::DimOp>(op))
       diag.attachNote() << "dynamic shapes are not supported: the default "
                            "lowering needs static shapes";
@@ -347,7 +417,12 @@ LogicalResult cuda_agent::moveHostBuffersToDevice(func::FuncOp func) {
   DenseSet<Value> freed;
   for (Operation &op : llvm::make_early_inc_range(body)) {
     rewriter.setInsertionPoint(&op);
-    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+    if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
+      // A weight: one device buffer per global and call, filled by one
+      // upload before its first use; kernels, calls and copies read it.
+      if (!get.use_empty())
+        allocations.push_back(uploadConstant(get, rewriter));
+    } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       auto deviceAlloc = gpu::AllocOp::create(
           rewriter, alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(),
           /*asyncDependencies=*/ValueRange(), alloc.getDynamicSizes(),

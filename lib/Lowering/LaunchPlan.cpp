@@ -16,6 +16,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -102,6 +103,58 @@ FailureOr<std::string> addObject(LaunchPlan &plan, ModuleOp module,
   return failure();
 }
 
+/// Returns the copy that fills `alloc` from a constant global (the upload
+/// agent-device-buffers writes right after the allocation), or null.
+gpu::MemcpyOp findConstantUpload(gpu::AllocOp alloc) {
+  auto copy = dyn_cast_or_null<gpu::MemcpyOp>(alloc->getNextNode());
+  if (!copy || copy.getDst() != alloc.getMemref())
+    return {};
+  auto global = copy.getSrc().getDefiningOp<memref::GetGlobalOp>();
+  return global ? copy : gpu::MemcpyOp();
+}
+
+/// Returns the bytes of the constant global that `get` reads, as the device
+/// holds them (dense row-major, little-endian).
+FailureOr<std::string> getGlobalBytes(memref::GetGlobalOp get,
+                                      ModuleOp module) {
+  auto global = module.lookupSymbol<memref::GlobalOp>(get.getNameAttr());
+  auto fail = [&](const Twine &why) {
+    return get.emitError() << "cannot express constant @" << get.getName()
+                           << " in a launch plan: " << why;
+  };
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return fail("it is not a constant global with an initial value");
+  auto type = cast<MemRefType>(get.getType());
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8)
+    return fail("its element type is not a whole number of bytes");
+  size_t bytes = type.getNumElements() * element.getIntOrFloatBitWidth() / 8;
+  Attribute value = *global.getInitialValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    ArrayRef<char> raw = dense.getRawData();
+    if (dense.isSplat()) {
+      std::string data;
+      data.reserve(bytes);
+      while (data.size() < bytes)
+        data.append(raw.begin(), raw.end());
+      return data;
+    }
+    if (raw.size() != bytes)
+      return fail("its data has the wrong size");
+    return std::string(raw.begin(), raw.end());
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return fail("its dense_resource blob is missing");
+    ArrayRef<char> raw = blob->getData();
+    if (raw.size() != bytes)
+      return fail("its dense_resource blob has the wrong size");
+    return std::string(raw.begin(), raw.end());
+  }
+  return fail("its initial value is neither dense nor dense_resource");
+}
+
 } // namespace
 
 /// Reads the three integers of a grid or block array (missing ones are 1).
@@ -159,6 +212,17 @@ llvm::Expected<LaunchPlan> cuda_agent::parseLaunchPlan(
         entry.dtype = buffer->getString("dtype").value_or("").str();
         entry.role = buffer->getString("role").value_or("").str();
         entry.viewOf = buffer->getString(kViewOfKey).value_or("").str();
+        if (entry.isConstant()) {
+          std::optional<StringRef> file = buffer->getString(kDataKey);
+          if (!file)
+            return llvm::createStringError(
+                "%s: buffer %zu: a constant names its data file in '%s'", name,
+                plan.buffers.size(), kDataKey.data());
+          llvm::Expected<std::string> data = readObject(*file);
+          if (!data)
+            return data.takeError();
+          entry.data = std::move(*data);
+        }
         if (const llvm::json::Array *shape = buffer->getArray("shape"))
           for (const llvm::json::Value &dim : *shape)
             entry.shape.push_back(dim.getAsInteger().value_or(-1));
@@ -258,6 +322,8 @@ llvm::json::Value cuda_agent::toJSON(const LaunchPlan &plan) {
     };
     if (buffer.isView())
       entry[kViewOfKey] = buffer.viewOf;
+    if (buffer.isConstant())
+      entry[kDataKey] = buffer.getDataFileName();
     buffers.push_back(std::move(entry));
   }
   llvm::json::Array launches;
@@ -312,7 +378,10 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
     names[arg] = name;
   }
 
-  unsigned temps = 0, views = 0;
+  unsigned temps = 0, views = 0, constants = 0;
+  // The uploads of constants (agent-device-buffers): their allocation is the
+  // constant buffer, so the copy is no step of the plan.
+  llvm::SmallPtrSet<Operation *, 4> uploads;
   // The buffer each name stands for: itself, or the buffer a view views.
   llvm::StringMap<std::string> viewed;
   // Appends the steps of `block`, whose values `names` maps to buffers;
@@ -321,9 +390,25 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
       appendSteps = [&](Block &block,
                         DenseMap<Value, std::string> &names) -> LogicalResult {
     for (Operation &op : block) {
-      if (isa<arith::ConstantOp, gpu::DeallocOp, func::ReturnOp>(op))
+      if (isa<arith::ConstantOp, gpu::DeallocOp, func::ReturnOp,
+              memref::GetGlobalOp>(op) ||
+          uploads.contains(&op))
         continue;
       if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+        if (gpu::MemcpyOp upload = findConstantUpload(alloc)) {
+          std::string name = "const" + std::to_string(constants++);
+          if (failed(addBuffer(plan, alloc.getMemref(), name, kConstantRole,
+                               alloc)))
+            return failure();
+          FailureOr<std::string> data = getGlobalBytes(
+              upload.getSrc().getDefiningOp<memref::GetGlobalOp>(), module);
+          if (failed(data))
+            return failure();
+          plan.buffers.back().data = std::move(*data);
+          uploads.insert(upload);
+          names[alloc.getMemref()] = name;
+          continue;
+        }
         std::string name = "tmp" + std::to_string(temps++);
         if (failed(addBuffer(plan, alloc.getMemref(), name, "temp", alloc)))
           return failure();
@@ -448,6 +533,10 @@ LogicalResult cuda_agent::writeBundle(const LaunchPlan &plan, StringRef dir,
   };
   for (const auto &object : plan.objects)
     if (failed(write(object.getKey(), object.getValue())))
+      return failure();
+  for (const PlanBuffer &buffer : plan.buffers)
+    if (buffer.isConstant() &&
+        failed(write(buffer.getDataFileName(), buffer.data)))
       return failure();
   if (!plan.source.empty() && failed(write(kBundleSourceName, plan.source)))
     return failure();

@@ -43,6 +43,6 @@ Type cuda_agent::parseDtypeName(MLIRContext *ctx, StringRef dtype) {
 }
 
 bool cuda_agent::isRegionElementType(Type type) {
-  return type.isF32() || type.isF16() || type.isBF16() ||
+  return type.isF32() || type.isF16() || type.isBF16() || type.isF64() ||
          type.isSignlessInteger(32);
 }

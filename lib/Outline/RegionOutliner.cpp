@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/RegionOutliner.h"
+#include "cuda-agent/Outline/UnusedResults.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionHash.h"
 
@@ -120,7 +121,7 @@ std::optional<std::string> checkTensorType(Type type) {
     std::string s;
     llvm::raw_string_ostream os(s);
     os << "element type " << tensor.getElementType()
-       << " is not supported (f32, f16, bf16 and i32 are)";
+       << " is not supported (f32, f16, bf16, f64 and i32 are)";
     return s;
   }
   return std::nullopt;
@@ -702,6 +703,7 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
   for (func::FuncOp func : functions) {
     if (failed(decomposeAggregatedOps(func)))
       return failure();
+    eraseUnusedLinalgResults(func);
     // Blocks that can hold regions: every block except linalg bodies.
     SmallVector<Block *> blocks;
     func.walk([&](Block *block) {

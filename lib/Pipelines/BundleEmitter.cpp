@@ -10,6 +10,7 @@
 #include "cuda-agent/Splice/KernelSplicer.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Path.h"
@@ -25,8 +26,8 @@ cuda_agent::lowerToLaunchPlan(func::FuncOp func,
   DefaultLoweringOptions gpuStage = options;
   gpuStage.hostStage = HostStage::GPU;
   // Lower a copy in a module of its own, with the functions it calls (the
-  // regions of a whole program) and the gpu.binary ops a spliced region
-  // launches from.
+  // regions of a whole program), the globals it reads and the gpu.binary ops
+  // a spliced region launches from.
   OwningOpRef<ModuleOp> copy = ModuleOp::create(func.getLoc());
   auto clone = cast<func::FuncOp>(func->clone());
   clone.setPublic();
@@ -43,6 +44,12 @@ cuda_agent::lowerToLaunchPlan(func::FuncOp func,
           copy->push_back(callee->clone());
           worklist.push_back(callee);
         }
+      } else if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
+        // A global the function reads (tensor constants become globals
+        // only later, in the copy's own bufferization).
+        if (auto global = module.lookupSymbol<memref::GlobalOp>(get.getName()))
+          if (copied.insert(global).second)
+            copy->push_back(global->clone());
       } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
         if (auto binary = module.lookupSymbol<gpu::BinaryOp>(
                 launch.getKernelModuleName()))

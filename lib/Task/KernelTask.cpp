@@ -41,7 +41,7 @@ FailureOr<KernelTask> cuda_agent::buildKernelTask(func::FuncOp region,
         !isRegionElementType(tensor.getElementType()))
       return region.emitError() << "cannot describe operand of type " << type
                                 << " in a kernel task (static tensors of f32, "
-                                   "f16, bf16 or i32 only)";
+                                   "f16, bf16, f64 or i32 only)";
     task.operands.push_back({(isOutput ? "out" : "in") + std::to_string(index),
                              SmallVector<int64_t>(tensor.getShape()),
                              getDtypeName(tensor.getElementType()),

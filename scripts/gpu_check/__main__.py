@@ -1,4 +1,4 @@
-"""python3 -m gpu_check {run,self-test,manifest,agent-loop} ... (normally called through scripts/gpu-check)."""
+"""python3 -m gpu_check {run,self-test,manifest,agent-loop,programs} ... (normally called through scripts/gpu-check)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ def main() -> int:
     commands = {"run": lambda a: __import__("gpu_check.run", fromlist=["main"]).main(a),
                 "self-test": lambda a: __import__("gpu_check.selftest", fromlist=["main"]).main(a),
                 "manifest": manifest_main,
-                "agent-loop": lambda a: __import__("gpu_check.agent_loop", fromlist=["main"]).main(a)}
+                "agent-loop": lambda a: __import__("gpu_check.agent_loop", fromlist=["main"]).main(a),
+                "programs": lambda a: __import__("gpu_check.programs", fromlist=["main"]).main(a)}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(f"usage: python3 -m gpu_check {{{','.join(commands)}}} ...", file=sys.stderr)
         return 2

@@ -30,7 +30,9 @@ def run(bundle: Path, plan: dict, inputs: dict) -> dict:
     args, outputs = [], {}
     for buffer in plan["buffers"]:
         name, role = buffer["name"], buffer["role"]
-        if role in ("temp", "view"):  # a view is another buffer's pointer
+        # A view is another buffer's pointer; a constant (a weight) is data of the
+        # reference itself, as it is of the program.
+        if role in ("temp", "view", "constant"):
             continue
         dtype = np.dtype(NUMPY_DTYPES[buffer["dtype"]])
         if role == "input":

@@ -161,3 +161,55 @@ func.func @slice_on_host(%a: memref<4x8xf32>) {
   call @takes_view(%s) : (memref<2x4xf32, strided<[8, 1], offset: 10>>) -> ()
   return
 }
+
+// -----
+
+// A weight (a dense or dense_resource tensor constant bufferizes to a
+// constant memref.global) becomes one device buffer per global, uploaded
+// once before its first use, and freed before the return: kernels, calls and
+// reshapes read the device buffer, never the host global. The upload is the
+// only host use of the global.
+
+memref.global "private" constant @weight : memref<4x16xf32> = dense_resource<torch_weight>
+memref.global "private" constant @bias : memref<16xf32> = dense<1.0>
+func.func private @region(memref<64xf32>, memref<16xf32>, memref<16xf32>)
+func.func @weights(%a: memref<16xf32>, %out: memref<16xf32>) {
+  %c1 = arith.constant 1 : index
+  %w = memref.get_global @weight : memref<4x16xf32>
+  %b = memref.get_global @bias : memref<16xf32>
+  %flat = memref.collapse_shape %w [[0, 1]] : memref<4x16xf32> into memref<64xf32>
+  call @region(%flat, %b, %out) : (memref<64xf32>, memref<16xf32>, memref<16xf32>) -> ()
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%p = %c1, %q = %c1, %r = %c1) {
+    %v = memref.load %b[%tx] : memref<16xf32>
+    %u = memref.load %w[%c1, %tx] : memref<4x16xf32>
+    %s = arith.addf %v, %u : f32
+    memref.store %s, %out[%tx] : memref<16xf32>
+    gpu.terminator
+  }
+  return
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      torch_weight: "0x0400000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+    }
+  }
+#-}
+// CHECK-LABEL: func.func @weights(
+//  CHECK-SAME:     %[[A:.+]]: memref<16xf32>, %[[OUT:.+]]: memref<16xf32>)
+//       CHECK:   %[[WH:.+]] = memref.get_global @weight : memref<4x16xf32>
+//  CHECK-NEXT:   %[[W:.+]] = gpu.alloc () : memref<4x16xf32>
+//  CHECK-NEXT:   gpu.memcpy %[[W]], %[[WH]] : memref<4x16xf32>, memref<4x16xf32>
+//  CHECK-NEXT:   %[[BH:.+]] = memref.get_global @bias : memref<16xf32>
+//  CHECK-NEXT:   %[[B:.+]] = gpu.alloc () : memref<16xf32>
+//  CHECK-NEXT:   gpu.memcpy %[[B]], %[[BH]] : memref<16xf32>, memref<16xf32>
+//  CHECK-NEXT:   %[[FLAT:.+]] = memref.collapse_shape %[[W]]
+//  CHECK-NEXT:   call @region(%[[FLAT]], %[[B]], %[[OUT]])
+//       CHECK:   gpu.launch
+//       CHECK:     memref.load %[[B]]
+//       CHECK:     memref.load %[[W]]
+//   CHECK-NOT:   memref.get_global
+//       CHECK:   gpu.dealloc %[[W]]
+//       CHECK:   gpu.dealloc %[[B]]
+//  CHECK-NEXT:   return

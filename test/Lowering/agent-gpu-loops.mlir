@@ -94,3 +94,34 @@ func.func @reduction(%a: memref<512xf32>) -> f32 {
 // External declarations are left alone.
 func.func private @external(memref<512xf32>)
 // CHECK: func.func private @external(memref<512xf32>)
+
+// -----
+
+// math.fpowi gets an i32 exponent (torch-mlir writes `x ** 3` with an i64
+// one, which the NVVM lowering would pass to libdevice's 32-bit __nv_powif
+// parameter): a constant is narrowed exactly, another exponent is clamped
+// to the i32 range and truncated.
+func.func @powi(%a: memref<256xf32>, %n: i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c3 = arith.constant 3 : i64
+  scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+    %x = memref.load %a[%i] : memref<256xf32>
+    %p = math.fpowi %x, %c3 : f32, i64
+    %q = math.fpowi %p, %n : f32, i64
+    memref.store %q, %a[%i] : memref<256xf32>
+    scf.reduce
+  }
+  return
+}
+// CHECK-LABEL: func.func @powi(
+//  CHECK-SAME:     %{{.*}}: memref<256xf32>, %[[N:.*]]: i64)
+//       CHECK:   %[[C3:.*]] = arith.constant 3 : i32
+//  CHECK-NEXT:   %[[P:.*]] = math.fpowi %{{.*}}, %[[C3]] : f32, i32
+//  CHECK-NEXT:   %[[MIN:.*]] = arith.constant -2147483648 : i64
+//  CHECK-NEXT:   %[[MAX:.*]] = arith.constant 2147483647 : i64
+//  CHECK-NEXT:   %[[LO:.*]] = arith.maxsi %[[N]], %[[MIN]] : i64
+//  CHECK-NEXT:   %[[HI:.*]] = arith.minsi %[[LO]], %[[MAX]] : i64
+//  CHECK-NEXT:   %[[N32:.*]] = arith.trunci %[[HI]] : i64 to i32
+//  CHECK-NEXT:   math.fpowi %[[P]], %[[N32]] : f32, i32

@@ -68,14 +68,17 @@ func.func @extract_scalar(%x: tensor<16xf32>) -> f32 {
 
 // -----
 
-// A constant tensor bufferizes to a host global; constants are not uploaded
-// to the device yet.
-func.func @constant_weight(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+2 {{cannot run on the GPU: 'memref.get_global' was left on the host by the default lowering in @constant_weight}}
-  // expected-note @+1 {{a constant tensor (a weight) is host data: uploading constants to the device is not supported yet; pass it as an argument}}
-  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+// A constant tensor (a weight) becomes a device buffer (see
+// agent-default-lowering-constants.mlir); a global the program may write is
+// host state, and the error says so.
+memref.global "private" @state : memref<4xf32> = dense<0.0>
+func.func @mutable_global(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{cannot run on the GPU: 'memref.get_global' was left on the host by the default lowering in @mutable_global}}
+  // expected-note @+1 {{only constant globals with a static shape and an initial value (what a dense or dense_resource tensor constant bufferizes to) are uploaded to the device; this one is host state}}
+  %m = memref.get_global @state : memref<4xf32>
+  %c = bufferization.to_tensor %m restrict : memref<4xf32> to tensor<4xf32>
   %e = tensor.empty() : tensor<4xf32>
   %y = linalg.add ins(%x, %c : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
-// BUNDLE: error: cannot run on the GPU: 'memref.get_global' was left on the host by the default lowering in @constant_weight
+// BUNDLE: error: cannot run on the GPU: 'memref.get_global' was left on the host by the default lowering in @mutable_global

@@ -31,6 +31,8 @@ const char *mlir::cuda_agent::getRoleName(Role role) {
     return "inout";
   case Role::Temp:
     return "temp";
+  case Role::Constant:
+    return "constant";
   }
   return "?";
 }
@@ -117,13 +119,16 @@ private:
 
 Role parseRole(const FieldReader &reader) {
   std::string name = reader.getString("role");
-  for (Role role : {Role::Input, Role::Output, Role::InOut, Role::Temp})
+  for (Role role : {Role::Input, Role::Output, Role::InOut, Role::Temp, Role::Constant})
     if (name == getRoleName(role))
       return role;
-  reader.fail("unknown role '" + name + "' (expected input, output, inout or temp)");
+  reader.fail("unknown role '" + name +
+              "' (expected input, output, inout, temp or constant)");
 }
 
-BufferSpec parseBuffer(const json &object, size_t index) {
+std::vector<char> readObject(const fs::path &path, const FieldReader &reader);
+
+BufferSpec parseBuffer(const json &object, size_t index, const fs::path &bundle) {
   FieldReader reader(object, "buffer " + std::to_string(index));
   BufferSpec buffer;
   buffer.name = reader.getString("name");
@@ -141,6 +146,16 @@ BufferSpec parseBuffer(const json &object, size_t index) {
                 "' (expected f32, f16, bf16, f64, i1, i8, i16, i32, i64 or u8)");
   buffer.dtype = *parsed;
   buffer.role = parseRole(reader);
+  if (buffer.role == Role::Constant) {
+    std::string file = reader.getString("data");
+    if (file.empty() || file.find('/') != std::string::npos)
+      reader.fail("a constant's data file must be a file name inside the bundle");
+    std::vector<char> bytes = readObject(bundle / file, reader);
+    if (bytes.size() != buffer.numBytes())
+      reader.fail("data file '" + file + "' holds " + std::to_string(bytes.size()) +
+                  " bytes, the buffer " + std::to_string(buffer.numBytes()));
+    buffer.data.assign(bytes.begin(), bytes.end());
+  }
   return buffer;
 }
 
@@ -302,7 +317,7 @@ Plan mlir::cuda_agent::parsePlan(std::istream &in, const fs::path &bundle) {
                                           "'");
       continue;
     }
-    BufferSpec buffer = parseBuffer(buffers[i], i);
+    BufferSpec buffer = parseBuffer(buffers[i], i, bundle);
     if (!bufferIndex.emplace(buffer.name, plan.buffers.size()).second)
       throw RunnerError(kExitUsage, "plan.json: buffer " + std::to_string(i) +
                                         ": duplicate buffer name '" +

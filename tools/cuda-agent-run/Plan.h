@@ -30,6 +30,8 @@ enum class Role {
   Output, ///< poisoned with 0xFF bytes before the run, written out after
   InOut,  ///< filled like an input, written out like an output
   Temp,   ///< zero-filled, never written out
+  Constant, ///< uploaded from its data file ("data": "<file>" in the bundle),
+            ///< must be left unchanged; a program's weights
 };
 
 const char *getRoleName(Role role);
@@ -42,6 +44,7 @@ struct BufferSpec {
   std::vector<int64_t> shape; ///< may be empty (a scalar)
   DType dtype;
   Role role;
+  std::vector<uint8_t> data; ///< a constant's bytes (numBytes() of them)
 
   uint64_t numElements() const;
   uint64_t numBytes() const { return numElements() * getInfo(dtype).size; }
@@ -99,7 +102,8 @@ inline constexpr const char kWorkspaceName[] = "workspace";
 
 /// Reads `bundle`/plan.json and the object files it names, and checks:
 /// version 1, required fields and their types, known dtypes, non-negative
-/// shapes, unique buffer names, args naming known buffers, existing object
+/// shapes, unique buffer names, each constant's data file holding exactly its
+/// bytes, args naming known buffers, existing object
 /// files, grid and block dims >= 1 and within CUDA limits, <= 1024 threads per
 /// block, and a non-negative "workspace_bytes" (see kWorkspaceName). Throws
 /// RunnerError(kExitUsage) naming the buffer or launch (index

@@ -247,6 +247,8 @@ private:
                          getPoisonSeed(options.seed, timedRun, b, isCandidate));
         else if (timedRun == 0)
           runner.fill(b, getPoisonByte(buffer.dtype));
+      } else if (buffer.role == Role::Constant) {
+        runner.upload(b, buffer.data);
       } else {
         runner.fill(b, buffer.role == Role::Output ? getPoisonByte(buffer.dtype) : 0);
       }

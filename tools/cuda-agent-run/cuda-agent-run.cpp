@@ -384,6 +384,8 @@ json runBundle(const Options &options, ExitCode &exitCode) {
     const BufferSpec &buffer = plan.buffers[i];
     if (buffer.isFilled())
       runner.upload(i, hostInputs[i]);
+    else if (buffer.role == Role::Constant)
+      runner.upload(i, buffer.data);
     else // 0xFF bytes are NaN for every float type; temps start at zero.
       runner.fill(i, buffer.role == Role::Output ? 0xFF : 0x00);
   }
@@ -396,6 +398,8 @@ json runBundle(const Options &options, ExitCode &exitCode) {
     const BufferSpec &buffer = plan.buffers[i];
     if (buffer.role == Role::Input && runner.download(i) != hostInputs[i])
       violations.push_back("wrote into input buffer '" + buffer.name + "'");
+    if (buffer.role == Role::Constant && runner.download(i) != buffer.data)
+      violations.push_back("wrote into constant buffer '" + buffer.name + "'");
     if (buffer.role == Role::Output || buffer.role == Role::InOut)
       outputs[buffer.name] = writeBuffer(options, buffer, runner.download(i));
   }

@@ -204,6 +204,39 @@ TEST_F(PlanTest, BadPlansNameTheBufferOrLaunchAtFault) {
             "cannot open '" + (dir / "absent" / "plan.json").string() + "'");
 }
 
+TEST_F(PlanTest, ConstantsCarryTheBytesOfTheirDataFile) {
+  write("k.ptx", ".version 8.0");
+  write("const0.bin", std::string("\x00\x00\x80\x3f\x00\x00\x00\x40", 8));
+  const std::string constant =
+      std::string(kTwoBuffers) + R"(, {"name": "const0", "shape": [2],
+         "dtype": "f32", "role": "constant", "data": "const0.bin"})";
+  std::istringstream in(makePlan(constant, R"("arg0", "const0", "res0")"));
+  Plan plan = parsePlan(in, dir);
+  ASSERT_EQ(plan.buffers.size(), 3u);
+  EXPECT_EQ(plan.buffers[2].role, Role::Constant);
+  EXPECT_EQ(plan.buffers[2].data,
+            (std::vector<uint8_t>{0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40}));
+
+  auto parse = [&](const std::string &text) {
+    std::istringstream in(text);
+    return errorOf([&] { parsePlan(in, dir); });
+  };
+  std::string wrongSize = constant;
+  wrongSize.replace(wrongSize.find("[2]"), 3, "[3]");
+  EXPECT_EQ(parse(makePlan(wrongSize, R"("const0")")),
+            "plan.json: buffer 2 (const0): data file 'const0.bin' holds 8 bytes, "
+            "the buffer 12");
+  std::string noData = constant;
+  noData.replace(noData.find(R"(, "data": "const0.bin")"), 22, "");
+  EXPECT_EQ(parse(makePlan(noData, R"("const0")")).rfind("plan.json: buffer 2 (const0): ", 0),
+            0u);
+  std::string outside = constant;
+  outside.replace(outside.find("const0.bin"), 10, "../x.bin");
+  EXPECT_EQ(parse(makePlan(outside, R"("const0")")),
+            "plan.json: buffer 2 (const0): a constant's data file must be a file "
+            "name inside the bundle");
+}
+
 BufferSpec buffer(const std::string &name, std::vector<int64_t> shape,
                   DType dtype, Role role) {
   return {name, std::move(shape), dtype, role};

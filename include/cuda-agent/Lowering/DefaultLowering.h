@@ -30,6 +30,11 @@ constexpr int64_t kRank1TileSize = 256;
 /// contiguous one and goes to threadIdx.x (innermost-first mapping).
 constexpr int64_t kRank2TileSizes[] = {8, 32};
 
+/// Interchanges the loops of every `linalg.generic` in `func` that has a
+/// reduction loop before a parallel one so that the parallel loops come
+/// first (in order), then the reductions (in order).
+LogicalResult moveParallelLoopsOutward(func::FuncOp func);
+
 /// Prepares every top-level host `scf.parallel` of `func` (not nested in
 /// another `scf.parallel`, a `gpu.launch` or a `gpu.func`) for
 /// `gpu-map-parallel-loops{mapping-policy=innermost-first}` and
@@ -40,11 +45,9 @@ constexpr int64_t kRank2TileSizes[] = {8, 32};
 /// Must not run between tiling and conversion: canonicalization would merge
 /// the tile loops again. Fails, with an error on the loop, for loops with
 /// `scf.reduce` results. External functions are left alone.
-/// Interchanges the loops of every `linalg.generic` in `func` that has a
-/// reduction loop before a parallel one so that the parallel loops come
-/// first (in order), then the reductions (in order).
-LogicalResult moveParallelLoopsOutward(func::FuncOp func);
-
+/// It also gives every `math.fpowi` an i32 exponent: the NVVM lowering calls
+/// libdevice's `__nv_powif(float, int)` with whatever width the exponent has
+/// (torch-mlir's `x ** 3` has an i64 one) and computes garbage.
 LogicalResult prepareParallelLoopsForGpu(func::FuncOp func);
 
 /// Rewrites every `memref.copy` of `func` (outside loops and kernels) with a

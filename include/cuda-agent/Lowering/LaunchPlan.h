@@ -23,16 +23,27 @@ namespace mlir::cuda_agent {
 /// Version of the plan.json format written here and read by cuda-agent-run.
 constexpr int64_t kLaunchPlanVersion = 1;
 
+/// The role of a constant in plan.json and the key of its data file.
+constexpr llvm::StringLiteral kConstantRole = "constant";
+constexpr llvm::StringLiteral kDataKey = "data";
+
 /// A buffer of a plan, or a view: another name and shape for a whole buffer
 /// (a reshape: the same device pointer, the same number of elements), with
 /// role kViewRole and `viewOf` naming the buffer it views (never a view).
+/// A constant (role kConstantRole: a weight the program holds) carries its
+/// bytes in `data`, written beside plan.json as `<name>.bin` (kDataKey names
+/// the file); the runner uploads them before the launches.
 struct PlanBuffer {
   std::string name;
   SmallVector<int64_t> shape;
   std::string dtype; // f32, f16, bf16, i32, ...
-  std::string role;  // input, output, temp or view
+  std::string role;  // input, output, temp, constant or view
   std::string viewOf; // For views: the name of the buffer viewed.
+  std::string data;   // For constants: the raw little-endian bytes.
   bool isView() const { return !viewOf.empty(); }
+  bool isConstant() const { return role == kConstantRole; }
+  /// The file `data` is written to inside the bundle.
+  std::string getDataFileName() const { return name + ".bin"; }
 };
 
 /// The role of a view in plan.json; its base buffer is under kViewOfKey.
@@ -76,9 +87,12 @@ llvm::json::Value toJSON(const LaunchPlan &plan);
 
 /// Reads the launch plan of `func`, a function lowered by the default
 /// pipeline with `hostStage = gpu`: its first `numInputs` arguments are
-/// inputs, the rest outputs; `gpu.alloc`s are temporaries; `gpu.memcpy`s are
-/// copy steps. Fails with an error naming the op when the host code is more
-/// than straight-line allocations, copies and launches.
+/// inputs, the rest outputs; `gpu.alloc`s are temporaries, except one that a
+/// `gpu.memcpy` from a `memref.get_global` fills (agent-device-buffers'
+/// upload of a constant): that is a constant buffer holding the global's
+/// bytes; other `gpu.memcpy`s are copy steps. Fails with an error naming the
+/// op when the host code is more than straight-line allocations, copies and
+/// launches.
 FailureOr<LaunchPlan> extractLaunchPlan(func::FuncOp func, unsigned numInputs);
 
 /// Writes `plan` as a bundle: DIR/plan.json, every object and the source

@@ -22,7 +22,8 @@ std::string getDtypeName(Type type);
 Type parseDtypeName(MLIRContext *ctx, StringRef dtype);
 
 /// Whether regions may have `type` as an operand element type: f32, f16,
-/// bf16 and i32 (docs/design.md, Contracts).
+/// bf16, f64 (what torch-mlir computes a layer norm's variance in) and i32
+/// (docs/design.md, Contracts).
 bool isRegionElementType(Type type);
 
 } // namespace mlir::cuda_agent

@@ -44,11 +44,14 @@ struct VariantList {
   std::string why;
 
   /// Keeps `variant`, or its failure's `reason` when there is no reason yet.
-  void add(FailureOr<Variant> variant, StringRef reason) {
+  /// `reason` is a reference, not a StringRef: callers write it in the same
+  /// call (`add(write(..., reason), reason)`), and a StringRef taken before
+  /// the writer reassigned the string would dangle.
+  void add(FailureOr<Variant> variant, const std::string &reason) {
     if (succeeded(variant))
       variants.push_back(std::move(*variant));
     else if (why.empty())
-      why = reason.str();
+      why = reason;
   }
 };
 

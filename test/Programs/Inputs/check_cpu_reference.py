@@ -1,10 +1,13 @@
 """Builds the CPU reference of each corpus program (agent-cpu-reference, mlir-translate,
 clang: serial loops behind `void fn(in0, ..., out0, ...)`) and checks it against NumPy
-in float64. Exits nonzero, naming the program, on any mismatch.
+in float64; the torch-mlir programs (torch-*.mlir) against PyTorch's float64 outputs saved
+beside their inputs in Inputs/torch/<name>.npz by generate_torch_programs.py, or at
+KernelBench shapes against NumPy. Exits nonzero, naming the program, on any mismatch.
 
 Usage: check_cpu_reference.py CUDA_AGENT_OPT MLIR_TRANSLATE CLANG WORK_DIR PROGRAMS_DIR"""
 
 import ctypes
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -64,6 +67,40 @@ PROGRAMS = {
 }
 
 
+def gelu(x):
+    erf = np.vectorize(math.erf)
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+
+
+# The torch-mlir programs at KernelBench shapes (torch-<name>-kb.mlir) carry no data file.
+KERNELBENCH = {
+    "torch-softmax-kb": ([(16, 16384)], lambda x: [softmax(x, -1)]),
+    "torch-gelu-kb": ([(16, 16384)], lambda x: [gelu(x)]),
+}
+
+# Tolerances of the comparison per element type: (rtol, atol relative to max |expected|).
+TOLERANCES = {np.float32: (1e-4, 1e-5), np.float16: (1e-2, 1e-2)}
+
+
+def torch_program(name, data_dir):
+    """The (function, inputs, expected outputs) of a torch-mlir program: the inputs and
+    PyTorch's float64 outputs saved by generate_torch_programs.py, or for KernelBench
+    shapes seeded inputs and a NumPy reference. None when there is neither."""
+    function = name.replace("-", "_")
+    data = data_dir / f"{name}.npz"
+    if data.exists():
+        arrays = np.load(data)
+        inputs = [arrays[f"in{i}"] for i in range(len([k for k in arrays if k.startswith("in")]))]
+        expected = [arrays[f"out{i}"] for i in range(len([k for k in arrays if k.startswith("out")]))]
+        return function, inputs, expected
+    if name in KERNELBENCH:
+        shapes, reference = KERNELBENCH[name]
+        rng = np.random.default_rng(1)
+        inputs = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+        return function, inputs, reference(*[x.astype(np.float64) for x in inputs])
+    return None
+
+
 def build(tools, work, source):
     opt, translate, clang = tools
     name = source.stem
@@ -79,24 +116,34 @@ def main(opt, translate, clang, work, programs):
     work, programs = Path(work), Path(programs)
     work.mkdir(parents=True, exist_ok=True)
     sources = sorted(p.stem for p in programs.glob("*.mlir"))
-    missing = sorted(set(sources) - set(PROGRAMS))
+    data_dir = programs / "Inputs" / "torch"
+    torch_programs = {name: torch_program(name, data_dir)
+                      for name in sources if name.startswith("torch-")}
+    missing = sorted(name for name in sources
+                     if name not in PROGRAMS and torch_programs.get(name) is None)
     if missing:
         sys.exit(f"no NumPy reference for {missing}")
     rng = np.random.default_rng(0)
     for name in sources:
-        function, shapes, reference = PROGRAMS[name]
+        if name in torch_programs:
+            function, inputs, expected = torch_programs[name]
+        else:
+            function, shapes, reference = PROGRAMS[name]
+            inputs = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+            expected = reference(*[x.astype(np.float64) for x in inputs])
         library = ctypes.CDLL(str(build((opt, translate, clang), work, programs / f"{name}.mlir")))
-        inputs = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
-        expected = reference(*[x.astype(np.float64) for x in inputs])
-        outputs = [np.full(e.shape, np.nan, np.float32) for e in expected]
+        dtype = inputs[0].dtype.type
+        outputs = [np.full(e.shape, np.nan, dtype) for e in expected]
         call = getattr(library, function)
         call.restype = None
-        call(*[ctypes.c_void_p(a.ctypes.data) for a in inputs + outputs])
+        call(*[ctypes.c_void_p(np.ascontiguousarray(a).ctypes.data) for a in inputs + outputs])
+        rtol, atol = TOLERANCES[dtype]
         for index, (got, want) in enumerate(zip(outputs, expected)):
             try:
-                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+                np.testing.assert_allclose(got, want, rtol=rtol,
+                                           atol=max(atol, atol * np.abs(want).max()))
             except AssertionError as error:
-                sys.exit(f"{name}: output {index} does not match NumPy:\n{error}")
+                sys.exit(f"{name}: output {index} does not match the reference:\n{error}")
         print(f"{name}: ok")
 
 

@@ -1,0 +1,261 @@
+"""Regenerates the torch-mlir programs of the corpus (test/Programs/torch-*.mlir).
+
+Run by hand, not by CI (it needs torch and torch-mlir; the outputs are checked in):
+
+    python3 test/Programs/Inputs/generate_torch_programs.py [NAME ...]
+
+Each PyTorch module below is exported with torch-mlir's FX importer to linalg on tensors,
+exactly as torch-mlir prints it, and written as a lit test: the same RUN lines as the
+hand-written programs (default lowering, --agent-lower with an empty database, the
+whole-program bundle with and without outlining). Modules with parameters are exported twice:
+with the parameters as constants (`dense_resource` weights in the file) and with the
+parameters as function arguments (`-args`). Beside every small program,
+`Inputs/torch/<name>.npz` holds seeded inputs (`in0`, `in1`, ...) and the module's outputs
+(`out0`, ...) computed by PyTorch in float64 from the same inputs; `check_cpu_reference.py`
+checks each program's CPU reference against them. Programs at KernelBench shapes (`-kb`) carry
+no data: the checker computes their reference with NumPy.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch_mlir import fx
+from torch_mlir.compiler_utils import OutputType
+
+PROGRAMS_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = PROGRAMS_DIR / "Inputs" / "torch"
+
+RUN_LINES = """\
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: cuda-agent-db --db %t/empty.db import %S/Inputs/empty.kernels.json > /dev/null
+// RUN: cuda-agent-opt %s --agent-default-lowering | FileCheck %s --check-prefix=LLVM
+// RUN: cuda-agent-opt %s --agent-lower="verify=db db=%t/empty.db" 2> %t/agent.log | FileCheck %s --check-prefix=AGENT
+// RUN: cuda-agent-opt %s --agent-emit-bundle="dir=%t/program" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PLAN < %t/program/plan.json
+// RUN: cuda-agent-opt %s --agent-outline --agent-emit-bundle="dir=%t/outlined whole-program=true" -o /dev/null 2> /dev/null
+// RUN: FileCheck %s --check-prefix=OUTLINED < %t/outlined/plan.json
+"""
+
+
+class LinearReLU(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(64, 32)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+class Softmax(nn.Module):
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+
+
+class LogSoftmax(nn.Module):
+    def forward(self, x):
+        return torch.log_softmax(x, dim=-1)
+
+
+class LayerNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(64)
+
+    def forward(self, x):
+        return self.norm(x)
+
+
+class Gelu(nn.Module):
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x):
+        return F.gelu(x, approximate=self.approximate)
+
+
+class RMSNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.RMSNorm(64, eps=1e-6)
+
+    def forward(self, x):
+        return self.norm(x)
+
+
+class Conv2dReLU(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, kernel_size=3, padding=1, bias=True)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+
+class MaxPool(nn.Module):
+    def forward(self, x):
+        return F.max_pool2d(x, kernel_size=2)
+
+
+class MaxValues(nn.Module):
+    """torch.max over a dim: the index result is computed and dropped."""
+
+    def forward(self, x):
+        return torch.max(x, dim=1).values
+
+
+class Amax(nn.Module):
+    def forward(self, x):
+        return torch.amax(x, dim=-1, keepdim=True)
+
+
+class MlpBlock(nn.Module):
+    """A transformer MLP block: pre-norm, up projection, GELU, down projection, residual."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(32)
+        self.up = nn.Linear(32, 128)
+        self.down = nn.Linear(128, 32)
+
+    def forward(self, x):
+        return x + self.down(F.gelu(self.up(self.norm(x))))
+
+
+class MeanVarKeepdim(nn.Module):
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, keepdim=True)
+        return (x - mean) / torch.sqrt(var + 1e-5)
+
+
+class MatmulF16(nn.Module):
+    def forward(self, a, b):
+        return a @ b
+
+
+class ConcatSliceView(nn.Module):
+    def forward(self, x):
+        y = torch.cat([torch.relu(x[:, :8]), torch.exp(x[:, 8:])], dim=1)
+        return y.view(4, 2, 16).sum(dim=1)
+
+
+# name -> (module factory, input shapes, dtype, KernelBench shape: no data file)
+PROGRAMS = {
+    "linear-relu": (LinearReLU, [(8, 64)], torch.float32, False),
+    "softmax": (Softmax, [(16, 100)], torch.float32, False),
+    "log-softmax": (LogSoftmax, [(16, 100)], torch.float32, False),
+    "layer-norm": (LayerNorm, [(32, 64)], torch.float32, False),
+    "gelu": (Gelu, [(16, 128)], torch.float32, False),
+    "gelu-tanh": (lambda: Gelu("tanh"), [(16, 128)], torch.float32, False),
+    "rms-norm": (RMSNorm, [(4, 8, 64)], torch.float32, False),
+    "conv2d-relu": (Conv2dReLU, [(1, 4, 8, 8)], torch.float32, False),
+    "maxpool": (MaxPool, [(1, 4, 8, 8)], torch.float32, False),
+    "max-values": (MaxValues, [(16, 32)], torch.float32, False),
+    "amax-keepdim": (Amax, [(16, 32)], torch.float32, False),
+    "mlp-block": (MlpBlock, [(16, 32)], torch.float32, False),
+    "mean-var-keepdim": (MeanVarKeepdim, [(8, 64)], torch.float32, False),
+    "matmul-f16": (MatmulF16, [(32, 64), (64, 48)], torch.float16, False),
+    "concat-slice-view": (ConcatSliceView, [(8, 16)], torch.float32, False),
+    # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
+    "softmax-kb": (Softmax, [(16, 16384)], torch.float32, True),
+    "gelu-kb": (Gelu, [(16, 16384)], torch.float32, True),
+}
+
+
+class ParamsAsArguments(nn.Module):
+    """`inner` with its parameters as extra forward arguments, after the inputs."""
+
+    def __init__(self, inner: nn.Module):
+        super().__init__()
+        self.inner = inner
+        self.names = [name for name, _ in inner.named_parameters()]
+
+    def forward(self, *args):
+        count = len(args) - len(self.names)
+        params = dict(zip(self.names, args[count:]))
+        return torch.func.functional_call(self.inner, params, args[:count])
+
+
+def export(module: nn.Module, inputs, func_name: str) -> str:
+    imported = fx.export_and_import(module, *inputs, func_name=func_name,
+                                    output_type=OutputType.LINALG_ON_TENSORS)
+    return str(imported)
+
+
+def function_name(name: str) -> str:
+    return "torch_" + name.replace("-", "_")
+
+
+def write_program(name: str, text: str, torch_line: str, has_constants: bool):
+    fn = function_name(name)
+    checks = [
+        "",
+        "// Lowered fully to LLVM by the default lowering alone and by --agent-lower",
+        "// with an empty database (every region keeps its default lowering).",
+        f"// LLVM-LABEL: llvm.func @{fn}(",
+        "// LLVM: gpu.launch_func",
+        "// LLVM: llvm.call @mgpuStreamSynchronize",
+        f"// AGENT-LABEL: llvm.func @{fn}(",
+        f"// AGENT: llvm.call @{fn}_region0(",
+        "",
+    ]
+    if has_constants:
+        checks += [
+            "// The weights are constant buffers of the bundle, uploaded from their data",
+            "// files, never host data.",
+            '// PLAN: "data": "const0.bin"',
+            '// PLAN: "role": "constant"',
+            '// PLAN: "launches"',
+            '// OUTLINED: "role": "constant"',
+            '// OUTLINED: "launches"',
+        ]
+    else:
+        checks += ['// PLAN-NOT: "role": "constant"', '// PLAN: "launches"',
+                   '// OUTLINED: "launches"']
+    header = RUN_LINES + f"// torch: {torch_line}\n// Generated by Inputs/generate_torch_programs.py with torch-mlir; do not edit.\n"
+    (PROGRAMS_DIR / f"torch-{name}.mlir").write_text(header + text.rstrip() + "\n" + "\n".join(checks) + "\n")
+
+
+def main(selected):
+    torch.manual_seed(0)
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    for name, (factory, shapes, dtype, kernelbench) in PROGRAMS.items():
+        if selected and name not in selected:
+            continue
+        module = factory().eval()
+        gen = torch.Generator().manual_seed(0)
+        inputs = [torch.randn(shape, generator=gen).to(dtype) for shape in shapes]
+        params = [p.detach().to(dtype) for p in module.parameters()]
+        if dtype != torch.float32:
+            module = module.to(dtype)
+        shape_text = ", ".join("x".join(map(str, s)) for s in shapes)
+        torch_line = f"{module.__class__.__name__} on {shape_text} {str(dtype).replace('torch.', '')}"
+        variants = [(name, module, inputs, bool(params))]
+        if params:
+            variants.append((f"{name}-args", ParamsAsArguments(module), inputs + params, False))
+        for variant, exported_module, args, has_constants in variants:
+            fn = function_name(variant)
+            text = export(exported_module, args, fn)
+            suffix = " (parameters as arguments)" if variant.endswith("-args") else (
+                " (parameters as constants)" if has_constants else "")
+            write_program(variant, text, torch_line + suffix, has_constants)
+            if not kernelbench:
+                with torch.no_grad():
+                    reference = exported_module.double()(*[a.double() for a in args])
+                exported_module.to(dtype)
+                outputs = reference if isinstance(reference, tuple) else (reference,)
+                np.savez(DATA_DIR / f"torch-{variant}.npz",
+                         **{f"in{i}": a.numpy() for i, a in enumerate(args)},
+                         **{f"out{i}": o.numpy() for i, o in enumerate(outputs)})
+            print(f"torch-{variant}: written")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
