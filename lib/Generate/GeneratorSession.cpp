@@ -35,6 +35,9 @@ LogicalResult GenerateOptions::parseVerify(Location loc) {
     return emitError(loc) << "verify=" << text
                           << " is not one of gpu, db or bundle:DIR";
   }
+  if (precision != wire::kPrecisionF32 && precision != wire::kPrecisionTf32)
+    return emitError(loc) << "precision=" << precision << " is not one of "
+                          << wire::kPrecisionF32 << " or " << wire::kPrecisionTf32;
   return success();
 }
 

@@ -159,6 +159,9 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
     reference->extra["reduction"] =
         llvm::json::Object{{"length", task.reductionLength},
                            {"accumulator", task.reductionAccumulator}};
+  // A product allowed to round to TF32 is verified under TF32's tolerance.
+  if (!task.precision.empty())
+    reference->extra[wire::kPrecision] = task.precision;
   // The region's flops give the verifier its compute floor (a candidate
   // faster than the hardware's peak rate is suspicious).
   if (task.flops > 0)
@@ -337,13 +340,15 @@ void Generator::processRegion(func::FuncOp func, RegionReport &report) {
   FailureOr<KernelTask> task = failure();
   {
     DiagnosticCollector diagnostics(module.getContext());
-    task = buildKernelTask(func, options.chip);
+    task = buildKernelTask(func, options.chip, options.precision);
     if (failed(task)) {
       report.reason =
           "cannot describe this region to an agent: " + diagnostics.str();
       return;
     }
   }
+  // The key of everything recorded for the region (KernelTask::precision).
+  report.hash = task->regionHash;
   if (options.verify == VerifyMode::Db)
     return fromDatabase(func, *task, report);
   fromAgent(func, *task, report);

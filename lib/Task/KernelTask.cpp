@@ -11,13 +11,33 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
+namespace {
+/// Whether `region` multiplies f32 operands in a contraction or convolution:
+/// the products `precision=tf32` may round.
+bool hasF32Product(func::FuncOp region) {
+  bool found = false;
+  region.walk([&](linalg::LinalgOp op) {
+    if (!linalg::isaContractionOpInterface(op) &&
+        !linalg::isaConvolutionOpInterface(op))
+      return;
+    found |= llvm::any_of(op.getDpsInputs(), [](Value input) {
+      return getElementTypeOrSelf(input).isF32();
+    });
+  });
+  return found;
+}
+} // namespace
+
 FailureOr<KernelTask> cuda_agent::buildKernelTask(func::FuncOp region,
-                                                  StringRef arch) {
+                                                  StringRef arch,
+                                                  StringRef precision) {
   auto attr = region->getAttrOfType<DictionaryAttr>(kRegionAttrName);
   auto hash = attr ? attr.getAs<StringAttr>("hash") : StringAttr();
   if (!hash || region.isExternal())
@@ -27,6 +47,14 @@ FailureOr<KernelTask> cuda_agent::buildKernelTask(func::FuncOp region,
   KernelTask task;
   task.regionHash = hash.getValue().str();
   task.arch = arch.str();
+  if (precision == wire::kPrecisionTf32 && hasF32Product(region)) {
+    task.precision = wire::kPrecisionTf32;
+    std::string salted = task.regionHash + " precision=" + task.precision;
+    task.regionHash = llvm::toHex(
+        llvm::SHA256::hash(ArrayRef<uint8_t>(
+            reinterpret_cast<const uint8_t *>(salted.data()), salted.size())),
+        /*LowerCase=*/true);
+  }
   if (auto kind = attr.getAs<StringAttr>("kind"))
     task.kind = kind.getValue().str();
   if (auto flops = attr.getAs<IntegerAttr>("flops"))

@@ -10,6 +10,8 @@
 
 #include "Error.h"
 
+#include "cuda-agent/Runner/Protocol.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -350,6 +352,14 @@ Plan mlir::cuda_agent::parsePlan(std::istream &in, const fs::path &bundle) {
     if (!accumulator)
       reader.fail("unknown accumulator dtype");
     plan.reductionAccumulator = *accumulator;
+  }
+
+  if (top.find(wire::kPrecision)) {
+    std::string precision = top.getString(wire::kPrecision);
+    if (precision != wire::kPrecisionF32 && precision != wire::kPrecisionTf32)
+      top.fail(std::string(wire::kPrecision) + " = '" + precision + "' is not " +
+               wire::kPrecisionF32 + " or " + wire::kPrecisionTf32);
+    plan.tf32Products = precision == wire::kPrecisionTf32;
   }
 
   if (top.find(kPlanFlopsKey)) {

@@ -82,6 +82,10 @@ struct Plan {
   /// 0 when absent.
   int64_t reductionLength = 0;
   DType reductionAccumulator = DType::F32;
+  /// Whether the region's f32 products may round their operands to TF32,
+  /// from a reference plan's optional `"precision": "tf32"` (wire::kPrecision,
+  /// the user's precision=tf32); it loosens the f32 tolerance (Tolerance.h).
+  bool tf32Products = false;
   /// The region's floating-point operations, from the optional top-level
   /// kPlanFlopsKey the compiler writes into a reference plan (the outliner's
   /// count); the verifier's compute floor. 0 when absent.

@@ -9,6 +9,8 @@
 //                                tf32 (eps 9.8e-4) both fail)
 //   f16  rtol 1e-2  atol 1e-3   (f16 eps 9.8e-4: ~10 ulps)
 //   bf16 rtol 2e-2  atol 8e-3   (bf16 eps 7.8e-3: ~2.5 ulps)
+//   f32 products rounded to TF32 (precision=tf32): rtol 1e-2  atol 1e-3
+//                                (TF32 eps 9.8e-4, f16's)
 //   integers (i1, i8, i16, i32, i64, u8): exact
 //
 // atol is multiplied by the output's largest finite |expected|.
@@ -38,6 +40,7 @@ const ToleranceRow kTolerances[] = {
 };
 
 const Tolerance kExact = {0, 0, true};
+const Tolerance kTf32 = {1e-2, 1e-3, false};
 } // namespace
 
 const Tolerance &mlir::cuda_agent::getTolerance(DType type) {
@@ -48,8 +51,8 @@ const Tolerance &mlir::cuda_agent::getTolerance(DType type) {
 }
 
 Tolerance mlir::cuda_agent::getTolerance(DType type, int64_t reductionLength,
-                                         DType accumulator) {
-  Tolerance tolerance = getTolerance(type);
+                                         DType accumulator, bool tf32) {
+  Tolerance tolerance = tf32 && type == DType::F32 ? kTf32 : getTolerance(type);
   if (tolerance.exact || reductionLength <= 1)
     return tolerance;
   double roundoff = accumulator == DType::F64    ? 0x1p-53

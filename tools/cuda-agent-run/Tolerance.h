@@ -18,6 +18,13 @@
 // atol; f16 math (u = 4.9e-4 per operation) still fails. A NaN expected value matches any NaN; an infinite one only
 // the same infinity; a finite one never a NaN or an infinity.
 //
+// A reference plan whose products may round their f32 operands to TF32
+// (`"precision": "tf32"`, the user's precision=tf32) compares f32 outputs
+// with the TF32 row instead: TF32 has f16's 10-bit mantissa, so f16's
+// rtol 1e-2 and atol 1e-3 (the rounding of both operands costs about 1e-4
+// of max |expected| for K = 4096 of random signs, 13 standard deviations
+// below it), widened by the f32 accumulator's sum as above.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef CUDA_AGENT_RUN_TOLERANCE_H
@@ -42,8 +49,10 @@ struct Tolerance {
 const Tolerance &getTolerance(DType type);
 
 /// The tolerance of an output of `type` of a region whose longest
-/// reduction sums `reductionLength` values in `accumulator` (0: none).
-Tolerance getTolerance(DType type, int64_t reductionLength, DType accumulator);
+/// reduction sums `reductionLength` values in `accumulator` (0: none), and
+/// whose f32 products may round their operands to TF32 when `tf32`.
+Tolerance getTolerance(DType type, int64_t reductionLength, DType accumulator,
+                       bool tf32 = false);
 
 /// The tolerance that applies the oracle rule (Protocol.h's
 /// isWithinOracleBound) element by element: a candidate output compared

@@ -452,11 +452,12 @@ private:
     }
   }
 
-  /// The tolerance of an output: its dtype's, widened by the reference's
-  /// reduction length.
+  /// The tolerance of an output: its dtype's (TF32's where the reference
+  /// allows it), widened by the reference's reduction length.
   Tolerance toleranceOf(const BufferSpec &spec) const {
     return getTolerance(spec.dtype, reference.reductionLength,
-                        reference.reductionAccumulator);
+                        reference.reductionAccumulator,
+                        reference.tf32Products);
   }
 
   /// Fills the trial record with the worst output's errors and rejects on

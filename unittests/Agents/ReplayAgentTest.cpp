@@ -151,4 +151,56 @@ TEST_F(ReplayAgentTest, TaskNeedsAnOutlinedRegion) {
   EXPECT_TRUE(failed(buildKernelTask(plain, "sm_90")));
 }
 
+TEST_F(ReplayAgentTest, Tf32PrecisionLeavesRegionsWithoutProductsAlone) {
+  // No product to round: the task and its key are the exact ones.
+  auto region = *module->getOps<func::FuncOp>().begin();
+  for (auto func : module->getOps<func::FuncOp>())
+    if (func->hasAttr(kRegionAttrName))
+      region = func;
+  FailureOr<KernelTask> tf32 =
+      buildKernelTask(region, "sm_90", wire::kPrecisionTf32);
+  ASSERT_TRUE(succeeded(tf32));
+  EXPECT_EQ(tf32->precision, "");
+  EXPECT_EQ(tf32->regionHash, task.regionHash);
+}
+
+TEST(KernelTaskTest, Tf32PrecisionKeysF32ProductsApart) {
+  // precision=tf32 on a product of f32 operands: the task says so and its
+  // key (the hash the database, the jobs and the decisions use) is another
+  // one, so a TF32 kernel is never found for an exact request.
+  MLIRContext context;
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+func.func @mm(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>) -> tensor<64x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x48xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%acc : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %r : tensor<64x48xf32>
+}
+)mlir",
+                                                            &context);
+  ASSERT_TRUE(module);
+  FailureOr<SmallVector<OutlinedRegion>> regions =
+      outlineRegions(*module, OutlineOptions());
+  ASSERT_TRUE(succeeded(regions));
+  ASSERT_EQ(regions->size(), 1u);
+  FailureOr<KernelTask> exact = buildKernelTask((*regions)[0].func, "sm_90");
+  FailureOr<KernelTask> tf32 =
+      buildKernelTask((*regions)[0].func, "sm_90", wire::kPrecisionTf32);
+  ASSERT_TRUE(succeeded(exact) && succeeded(tf32));
+  EXPECT_EQ(exact->precision, "");
+  EXPECT_EQ(tf32->precision, "tf32");
+  EXPECT_EQ(tf32->regionHash.size(), 64u);
+  EXPECT_NE(tf32->regionHash, exact->regionHash);
+  EXPECT_EQ(tf32->regionMlir, exact->regionMlir);
+  // The same request gives the same key.
+  FailureOr<KernelTask> again =
+      buildKernelTask((*regions)[0].func, "sm_90", wire::kPrecisionTf32);
+  ASSERT_TRUE(succeeded(again));
+  EXPECT_EQ(again->regionHash, tf32->regionHash);
+}
+
 } // namespace

@@ -116,6 +116,20 @@ TEST(ToleranceTest, ReductionsWidenAtolBySqrtKUnitRoundoffs) {
   EXPECT_TRUE(getTolerance(DType::I32, 8192, DType::I32).exact);
 }
 
+TEST(ToleranceTest, Tf32ProductsUseTheTf32RowForF32OutputsOnly) {
+  // precision=tf32: f32 outputs get TF32's row (f16's mantissa), still
+  // widened by the f32 accumulator's sum; other dtypes keep their rows.
+  Tolerance tf32 = getTolerance(DType::F32, 4096, DType::F32, /*tf32=*/true);
+  EXPECT_DOUBLE_EQ(tf32.rtol, 1e-2);
+  EXPECT_NEAR(tf32.atol, 1e-3 + 8 * 64 * 0x1p-24, 1e-15);
+  Tolerance exact = getTolerance(DType::F32, 4096, DType::F32);
+  EXPECT_DOUBLE_EQ(exact.rtol, 1e-4);
+  EXPECT_LT(exact.atol, 1e-4);
+  EXPECT_DOUBLE_EQ(getTolerance(DType::F16, 0, DType::F32, true).rtol, 1e-2);
+  EXPECT_DOUBLE_EQ(getTolerance(DType::BF16, 0, DType::F32, true).rtol, 2e-2);
+  EXPECT_TRUE(getTolerance(DType::I32, 0, DType::I32, true).exact);
+}
+
 Comparison compareF32(const std::vector<float> &expected,
                       const std::vector<float> &got) {
   return compareElements(DType::F32, getTolerance(DType::F32),

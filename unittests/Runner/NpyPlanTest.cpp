@@ -164,6 +164,20 @@ TEST_F(PlanTest, AValidPlanParses) {
   EXPECT_EQ(loadPlan(dir).buffers.size(), 2u);
 }
 
+TEST_F(PlanTest, APrecisionOfTf32LoosensOnlyWhatItNames) {
+  // A reference plan of precision=tf32: parsed, and absent means exact.
+  write("k.ptx", ".version 8.0");
+  auto parse = [&](const std::string &extra) {
+    std::istringstream in(makePlan(kTwoBuffers, R"("arg0", "res0")", extra));
+    return parsePlan(in, dir);
+  };
+  EXPECT_FALSE(parse("").tf32Products);
+  EXPECT_FALSE(parse(R"(, "precision": "f32")").tf32Products);
+  EXPECT_TRUE(parse(R"(, "precision": "tf32")").tf32Products);
+  EXPECT_EQ(errorOf([&] { parse(R"(, "precision": "bf16")"); }),
+            "plan.json: top level: precision = 'bf16' is not f32 or tf32");
+}
+
 TEST_F(PlanTest, BadPlansNameTheBufferOrLaunchAtFault) {
   write("k.ptx", ".version 8.0");
   auto parse = [&](const std::string &text) {

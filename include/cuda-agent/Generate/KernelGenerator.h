@@ -41,6 +41,8 @@ struct GenerateOptions {
   AgentConfig agents;
   unsigned samples, turns;
   std::string chip, features;
+  /// `precision=`: wire::kPrecisionF32 or wire::kPrecisionTf32 (Protocol.h).
+  std::string precision;
   /// The database file; empty: KernelDb::defaultPath(); "none": no database.
   std::string db;
   /// `verify=` as written: `gpu`, `db` or `bundle:DIR` (parseVerify()).
@@ -58,7 +60,7 @@ struct GenerateOptions {
   /// Every option at its default (GenerateOptions.def).
   GenerateOptions();
 
-  /// Sets `verify` and `bundleDir` from `verifySpec`.
+  /// Sets `verify` and `bundleDir` from `verifySpec`; checks `precision`.
   LogicalResult parseVerify(Location loc);
 };
 

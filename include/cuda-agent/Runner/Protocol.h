@@ -89,6 +89,13 @@ inline constexpr char kModel[] = "model";
 inline constexpr char kPromptVersion[] = "prompt_version";
 inline constexpr char kTurn[] = "turn";
 inline constexpr char kBundle[] = "bundle"; // also result.json
+// A reference plan's precision, the `precision=` option's value
+// (KernelTask::precision): "tf32" when the region's products of f32
+// operands may round them to TF32 (10-bit mantissa); absent when they must
+// be exact to the f32 tolerance (the default, "f32").
+inline constexpr char kPrecision[] = "precision";
+inline constexpr char kPrecisionF32[] = "f32";
+inline constexpr char kPrecisionTf32[] = "tf32";
 
 // result.json (the --verify summary plus the job's device and time), the
 // runner's one-line summaries on stdout and --probe.

@@ -10,6 +10,8 @@
 #ifndef CUDA_AGENT_TASK_KERNELTASK_H
 #define CUDA_AGENT_TASK_KERNELTASK_H
 
+#include "cuda-agent/Runner/Protocol.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -43,12 +45,21 @@ struct KernelTask {
   /// tolerance by this length. 0 and "" when the region reduces nothing.
   int64_t reductionLength = 0;
   std::string reductionAccumulator;
+  /// wire::kPrecisionTf32 when the user allows it (`precision=tf32`) and the
+  /// region has a product of f32 operands; empty otherwise. The verifier
+  /// then uses TF32's tolerance, and regionHash is the region's hash salted
+  /// with the precision, so that the kernel database and the jobs keep such
+  /// kernels apart from exact ones: one is never served for the other.
+  std::string precision;
 };
 
 /// Builds the task of `region`, a function outlined by agent-outline (on
-/// tensors, with `cuda_agent.region`). Fails with an error on the function
-/// when it is not such a region.
-FailureOr<KernelTask> buildKernelTask(func::FuncOp region, StringRef arch);
+/// tensors, with `cuda_agent.region`), under the user's `precision` (one of
+/// wire::kPrecisionF32, like torch.set_float32_matmul_precision("highest"),
+/// or wire::kPrecisionTf32, like "high"). Fails with an error on the function when
+/// it is not such a region.
+FailureOr<KernelTask> buildKernelTask(func::FuncOp region, StringRef arch,
+                                      StringRef precision = wire::kPrecisionF32);
 
 } // namespace mlir::cuda_agent
 

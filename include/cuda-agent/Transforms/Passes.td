@@ -513,6 +513,10 @@ def AgentTestBuiltinVariantsPass
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "The GPU architecture the kernels are sized for, for example "
            "`chip=sm_90`.">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
+           "agent-generate's `precision=`: `f32`, or `tf32` for the plain "
+           "TF32 kernels of f32 products too; each region's header then "
+           "shows the task's key, for example `precision=tf32`.">,
   ];
 }
 

@@ -15,7 +15,9 @@
 //  - any single reduction, a thread per output element (SerialReduction.cpp).
 //
 // Part 2 covers contractions (Matmul.cpp): register-tiled products with
-// their epilogues; part 3 convolutions as implicit GEMMs on the same tiles
+// their epilogues, f16/bf16 ones on tensor cores (MatmulMma.cpp) and f32
+// ones as 3xTF32 on tensor cores (MatmulTf32.cpp, plain TF32 too under
+// precision=tf32); part 3 convolutions as implicit GEMMs on the same tiles
 // (Conv.cpp). Only these two see regions with a product. Each region gets several variants
 // (threads, elements per thread, threads per row, tiles); the closed loop's
 // timing picks.
@@ -56,7 +58,8 @@ const Strategy *cuda_agent::builtin::findStrategy(StringRef name) {
 
 std::vector<Variant>
 cuda_agent::builtin::writeVariants(const LinalgRegion &region,
-                                   const GpuTarget &target, std::string &why) {
+                                   const GpuTarget &target, Precision precision,
+                                   std::string &why) {
   VariantList list;
   bool product = hasProduct(region);
   for (const Strategy *strategy : getStrategies()) {
@@ -69,7 +72,7 @@ cuda_agent::builtin::writeVariants(const LinalgRegion &region,
         list.why = reason;
       continue;
     }
-    strategy->addVariants(region, target, list);
+    strategy->addVariantsFor(region, target, precision, list);
   }
   why = list.variants.empty() ? list.why : "";
   return std::move(list.variants);
@@ -93,7 +96,10 @@ public:
                                 /*allowContractions=*/true)))
       return llvm::createStringError("%s", why.c_str());
     std::vector<Variant> variants =
-        writeVariants(region, getGpuTarget(task.arch.c_str()), why);
+        writeVariants(region, getGpuTarget(task.arch.c_str()),
+                      task.precision == wire::kPrecisionTf32 ? Precision::Tf32
+                                               : Precision::F32,
+                      why);
     if (variants.empty())
       return llvm::createStringError("%s", why.c_str());
     std::vector<Candidate> candidates;

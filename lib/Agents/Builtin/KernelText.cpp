@@ -33,7 +33,7 @@ llvm::json::Value cuda_agent::builtin::launchPlan(const Variant &v) {
         {"kernel", l.kernel},
         {"grid", llvm::json::Array{l.grid[0], l.grid[1], l.grid[2]}},
         {"block", llvm::json::Array{l.block[0], l.block[1], l.block[2]}},
-        {"shared_bytes", 0}});
+        {"shared_bytes", l.sharedBytes}});
   llvm::json::Object plan{{"launches", std::move(launches)}};
   if (v.workspaceBytes)
     plan["workspace_bytes"] = v.workspaceBytes;

@@ -12,7 +12,8 @@
 // where their rows are whole vectors. Rows, columns and the reduced
 // dimension need not be tile multiples (bounds checks where they are not).
 // f16 and bf16 operands get the tensor-core kernels (MatmulMma.cpp) first
-// and these, converting to f32 as the tiles are loaded, after. Convolutions, matrix-vector products, integer
+// and these, converting to f32 as the tiles are loaded, after; f32 operands
+// get the 3xTF32 tensor-core kernels (MatmulTf32.cpp) first. Convolutions, matrix-vector products, integer
 // and f64 products and reductions after the product are not written yet:
 // their regions get no candidate and the reason.
 //
@@ -20,6 +21,7 @@
 
 #include "Matmul.h"
 #include "ElementEvaluator.h"
+#include "MatmulTf32.h"
 #include "KernelText.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -436,8 +438,9 @@ FailureOr<Variant> writeSimt(const LinalgRegion &region, const Contraction &c,
                  {launch}};
 }
 
-/// Contractions: the tensor-core kernels for f16/bf16 operands, then the
-/// exact SIMT kernels, the tile that fills the device best first.
+/// Contractions: the tensor-core kernels for f16/bf16 operands or for f32
+/// ones (3xTF32, after plain TF32 under precision=tf32), then the exact
+/// SIMT kernels, the tile that fills the device best first.
 class MatmulStrategy final : public Strategy {
 public:
   StringRef getName() const override { return "matmul"; }
@@ -448,6 +451,11 @@ public:
 
   void addVariants(const LinalgRegion &region, const GpuTarget &target,
                    VariantList &list) const override {
+    addVariantsFor(region, target, Precision::F32, list);
+  }
+
+  void addVariantsFor(const LinalgRegion &region, const GpuTarget &target,
+                      Precision precision, VariantList &list) const override {
     std::string reason;
     FailureOr<Contraction> c = analyzeContraction(region, reason);
     if (failed(c)) {
@@ -455,6 +463,7 @@ public:
       return;
     }
     addMmaVariants(region, *c, target, list);
+    addTf32Variants(region, *c, target, precision == Precision::Tf32, list);
     SmallVector<Tiling> tilings = {
         {128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}};
     int64_t bigTiles = (c->M + 127) / 128 * ((c->N + 127) / 128) * c->batches;

@@ -27,7 +27,13 @@ namespace mlir::cuda_agent::builtin {
 struct Launch {
   std::string kernel;
   std::array<int64_t, 3> grid, block;
+  int64_t sharedBytes = 0; ///< dynamic shared memory
 };
+
+/// What the user lets a kernel round (`precision=`): f32 products exact to
+/// the f32 tolerance, or with their operands rounded to TF32 (verified
+/// under TF32's tolerance, KernelTask::precision).
+enum class Precision { F32, Tf32 };
 
 /// A candidate kernel: its name, its source and how it is launched.
 struct Variant {
@@ -68,6 +74,13 @@ public:
   /// for `target`.
   virtual void addVariants(const LinalgRegion &region, const GpuTarget &target,
                            VariantList &list) const = 0;
+  /// addVariants() under the user's `precision`: only a strategy whose
+  /// kernels may round differently overrides it.
+  virtual void addVariantsFor(const LinalgRegion &region,
+                              const GpuTarget &target, Precision precision,
+                              VariantList &list) const {
+    addVariants(region, target, list);
+  }
 };
 
 /// The strategies in the order propose() runs them.
@@ -76,10 +89,11 @@ ArrayRef<const Strategy *> getStrategies();
 /// The strategy called `name`, or null.
 const Strategy *findStrategy(StringRef name);
 
-/// Every variant of `region` for `target` from the strategies in order;
-/// `why` says why there is none.
+/// Every variant of `region` for `target` under `precision` from the
+/// strategies in order; `why` says why there is none.
 std::vector<Variant> writeVariants(const LinalgRegion &region,
-                                   const GpuTarget &target, std::string &why);
+                                   const GpuTarget &target, Precision precision,
+                                   std::string &why);
 
 /// All generics parallel and all outputs of one shape: the elementwise class
 /// (Elementwise.cpp, Transpose.cpp); the other strategies take the rest.

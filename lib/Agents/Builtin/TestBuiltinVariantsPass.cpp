@@ -30,8 +30,9 @@ using namespace mlir::cuda_agent::builtin;
 namespace {
 /// The variants `strategy` writes for `regionMlir`, or why there are none.
 llvm::Expected<VariantList> writeStrategyVariants(const Strategy &strategy,
-                                                  StringRef regionMlir,
+                                                  const KernelTask &task,
                                                   const GpuTarget &target) {
+  StringRef regionMlir = task.regionMlir;
   llvm::Expected<RegionModule> parsed = parseRegionModule(regionMlir);
   if (!parsed)
     return parsed.takeError();
@@ -47,7 +48,11 @@ llvm::Expected<VariantList> writeStrategyVariants(const Strategy &strategy,
     return llvm::createStringError("%s",
                                    why.empty() ? "no match" : why.c_str());
   VariantList list;
-  strategy.addVariants(region, target, list);
+  strategy.addVariantsFor(region, target,
+                          task.precision == wire::kPrecisionTf32
+                              ? Precision::Tf32
+                              : Precision::F32,
+                          list);
   return list;
 }
 
@@ -66,17 +71,27 @@ struct AgentTestBuiltinVariantsPass
                                  << "' (one of " << names << ")";
       return signalPassFailure();
     }
+    if (precision != wire::kPrecisionF32 && precision != wire::kPrecisionTf32) {
+      getOperation().emitError() << "precision=" << precision
+                                 << " is not one of " << wire::kPrecisionF32
+                                 << " or " << wire::kPrecisionTf32;
+      return signalPassFailure();
+    }
     const GpuTarget &target = getGpuTarget(chip.c_str());
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!func->hasAttr(kRegionAttrName) || func.isExternal())
         continue;
-      FailureOr<KernelTask> task = buildKernelTask(func, chip);
+      FailureOr<KernelTask> task = buildKernelTask(func, chip, precision);
       if (failed(task))
         return signalPassFailure();
       llvm::outs() << "// ===== " << strategy << " variants of @"
                    << func.getSymName() << " =====\n";
+      // Under precision=tf32, the key the region's kernels are kept under.
+      if (precision != wire::kPrecisionF32)
+        llvm::outs() << "// precision '" << task->precision << "', key "
+                     << task->regionHash << "\n";
       llvm::Expected<VariantList> list =
-          writeStrategyVariants(*chosen, task->regionMlir, target);
+          writeStrategyVariants(*chosen, *task, target);
       if (!list) {
         llvm::outs() << "// no variants: " << llvm::toString(list.takeError())
                      << "\n";

@@ -1,8 +1,8 @@
 // Contractions the matmul strategy covers, in shapes that are not tile
 // multiples: a bias broadcast as the accumulator's init with a relu
 // epilogue, A transposed by its map, B transposed by its map, a bf16
-// batched product with f32 accumulation, and f16 operands cast in the
-// region.
+// batched product with f32 accumulation, f16 operands cast in the region,
+// and an f32 batch whose A is computed in the region.
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
@@ -76,4 +76,22 @@ func.func @f16_to_f16(%a: tensor<64x128xf16>, %b: tensor<128x48xf16>) -> tensor<
   %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<64x48xf16>) -> tensor<64x48xf16>
   %r = linalg.matmul ins(%a, %b : tensor<64x128xf16>, tensor<128x48xf16>) outs(%acc : tensor<64x48xf16>) -> tensor<64x48xf16>
   return %r : tensor<64x48xf16>
+}
+
+// An f32 batch whose A is computed in the region (scaled by an elementwise
+// producer): the tensor-core kernels read it through the producer.
+func.func @batched_scaled_a(%a: tensor<2x40x24xf32>, %b: tensor<2x24x36xf32>) -> tensor<2x40x36xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %ea = tensor.empty() : tensor<2x40x24xf32>
+  %as = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<2x40x24xf32>) outs(%ea : tensor<2x40x24xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %half : f32
+    linalg.yield %y : f32
+  } -> tensor<2x40x24xf32>
+  %e = tensor.empty() : tensor<2x40x36xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x40x36xf32>) -> tensor<2x40x36xf32>
+  %r = linalg.batch_matmul ins(%as, %b : tensor<2x40x24xf32>, tensor<2x24x36xf32>) outs(%acc : tensor<2x40x36xf32>) -> tensor<2x40x36xf32>
+  return %r : tensor<2x40x36xf32>
 }

@@ -1,8 +1,11 @@
 // Runs a builtin-agent CUDA kernel on the CPU for emulate_matmul.py: each
 // CUDA thread of a block is a std::thread, __syncthreads a std::barrier,
 // __shared__ arrays statics (one block runs at a time), f16/bf16 clang's
-// _Float16/__bf16, and a warp's mma.sync m16n8k16 an exchange of the lanes'
-// fragments through memory laid out as the PTX ISA specifies.
+// _Float16/__bf16, and a warp's mma.sync m16n8k16 (f16, bf16) or m16n8k8
+// (tf32) an exchange of the lanes' fragments through memory laid out as the
+// PTX ISA specifies; cp.async copies at once (its waits are no-ops) and
+// cvt.rna.tf32 rounds as the PTX ISA says. emulate_matmul.py replaces the
+// kernels' PTX helpers (ca_cp_async*, ca_tf32, ca_mma_tf32) by these.
 #include <barrier>
 #include <cmath>
 #include <cstring>
@@ -15,6 +18,7 @@ Dim3 blockDim, gridDim;
 std::barrier<> *blockBarrier;
 inline void __syncthreads() { blockBarrier->arrive_and_wait(); }
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline double __longlong_as_double(long long i) { double f; std::memcpy(&f, &i, 8); return f; }
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
 struct uint4 { unsigned x, y, z, w; };
@@ -69,6 +73,43 @@ template <class T> void mma_m16n8k16(float *c, const unsigned *a, const unsigned
     for (int k = 0; k < 16; ++k)
       s += A(row, k) * B(k, col);
     c[q] = s;
+  }
+  __syncthreads();
+}
+
+inline void ca_cp_async16(float *dst, const float *src, bool full) {
+  for (int i = 0; i < 4; ++i) dst[i] = full ? src[i] : 0.0f;
+}
+inline void ca_cp_async8(float *dst, const float *src, bool full) {
+  for (int i = 0; i < 2; ++i) dst[i] = full ? src[i] : 0.0f;
+}
+inline void ca_cp_async4(float *dst, const float *src, bool full) { dst[0] = full ? src[0] : 0.0f; }
+inline void ca_cp_async_commit() {}
+template <int N> void ca_cp_async_wait() {}
+/// cvt.rna.tf32.f32 of a finite x: the 10-bit mantissa rounded to nearest,
+/// ties away from zero.
+inline unsigned ca_tf32(float x) {
+  unsigned u;
+  std::memcpy(&u, &x, 4);
+  return (u + 0x1000u) & 0xffffe000u;
+}
+/// D += A * B for one warp: A 16x8 row-major, B 8x8 column-major, TF32 in
+/// (only the top 19 bits of each register count), f32 out.
+inline void ca_mma_tf32(float *d, const unsigned *a, const unsigned *b) {
+  int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  for (int q = 0; q < 4; ++q) fragA[w][l][q] = a[q];
+  for (int q = 0; q < 2; ++q) fragB[w][l][q] = b[q];
+  __syncthreads();
+  auto value = [](unsigned reg) { return __uint_as_float(reg & 0xffffe000u); };
+  auto A = [&](int row, int k) { return value(fragA[w][(row % 8) * 4 + k % 4][(row >= 8) + 2 * (k >= 4)]); };
+  auto B = [&](int k, int n) { return value(fragB[w][n * 4 + k % 4][k >= 4]); };
+  int g = l / 4, tig = l % 4;
+  for (int q = 0; q < 4; ++q) {
+    int row = g + (q / 2) * 8, col = 2 * tig + q % 2;
+    float s = d[q];
+    for (int k = 0; k < 8; ++k)
+      s += A(row, k) * B(k, col);
+    d[q] = s;
   }
   __syncthreads();
 }

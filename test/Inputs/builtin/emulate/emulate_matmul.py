@@ -7,8 +7,8 @@ with a double-precision reference.
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
 contractions of Inputs/builtin/matmul_shapes.mlir and bench's
 matmul_f16_f32acc), each candidate's kernel.cu is compiled by CLANG for the
-host with cuda_on_cpu.h (threads as std::threads, mma.sync emulated from
-the PTX ISA's fragment layout) and run over its plan's grid. Prints one line
+host with cuda_on_cpu.h (threads as std::threads, mma.sync, cp.async and
+cvt.rna.tf32 emulated as the PTX ISA specifies them) and run over its plan's grid. Prints one line
 per candidate; exits 1 when one is off by more than the case's tolerance or
 when no candidate was run.
 """
@@ -32,9 +32,14 @@ CASES = {
                                     "s * 0.125", "A.data(), B.data(), out.data()", 1e-4),
     "batched_bf16": (33, 65, 40, 3, "__nv_bfloat16", "__nv_bfloat16", "A[(bt * M + m) * K + k]",
                              "B[(bt * K + k) * N + n]", "s", "A.data(), B.data(), out.data()", 1e-3),
+    "batched_scaled_a": (40, 36, 24, 2, "float", "float", "A[(bt * M + m) * K + k]", "B[(bt * K + k) * N + n]",
+                         "s * 0.5", "A.data(), B.data(), out.data()", 1e-4),
     "matmul_f16_f32acc": (256, 256, 256, 1, "__half", "__half", "A[m * K + k]", "B[k * N + n]",
                                   "s", "A.data(), B.data(), out.data()", 1e-3),
 }
+# The PTX helpers of the TF32 kernels, replaced by cuda_on_cpu.h's.
+HELPER = re.compile(r"(template <int N> )?__device__ __forceinline__ \w+ (ca_cp_async\w*|ca_tf32|ca_mma_tf32)\(.*?\n\}\n", re.S)
+SMEM = re.compile(r"extern __shared__ __align__\(16\) float (\w+)\[\];")
 MMA = re.compile(r'asm volatile\("mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.(\w+)\.\w+\.f32[^;]*;\\n"[^;]*;', re.S)
 
 
@@ -45,9 +50,12 @@ def run(clang, jobs_dir, job, cand, work):
     source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
     source = MMA.sub(lambda x: "mma_m16n8k16<%s>(acc[i][j], a[i], b[j]);"
                      % ("__nv_bfloat16" if x.group(1) == "bf16" else "__half"), source)
+    launch = json.load(open(os.path.join(bundle, "plan.json")))["launches"][0]
+    source = HELPER.sub("", source)
+    source = SMEM.sub(lambda x: "static float %s[%d] __attribute__((aligned(16)));"
+                      % (x.group(1), launch.get("shared_bytes", 0) // 4), source)
     kernel = os.path.join(work, "kernel.cu")
     open(kernel, "w").write(source)
-    launch = json.load(open(os.path.join(bundle, "plan.json")))["launches"][0]
     (gx, gy, gz), threads = launch["grid"], launch["block"][0]
     defines = {"KERNEL": f'"{kernel}"', "CASE_M": m, "CASE_N": n, "CASE_K": k, "CASE_BATCH": batch,
                "TA": ta, "TB": tb, "A_AT(bt,m,k)": a_at, "B_AT(bt,k,n)": b_at, "EPILOGUE": epilogue,

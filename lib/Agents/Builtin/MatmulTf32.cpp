@@ -1,0 +1,420 @@
+//===- MatmulTf32.cpp - f32 contractions on tensor cores (3xTF32) ---------===//
+//
+// The matmul strategy's tensor-core kernels for f32 operands (sm_80 and
+// later), and their mainloop, which a convolution's implicit GEMM can reuse
+// with loaders of its own (MatmulTf32.h). The pipeline: `stages - 1` tiles
+// of A and B are requested with cp.async before the loop; each iteration
+// waits for the oldest, requests the tile `stages - 1` ahead into the
+// buffer the previous iteration read, and runs the warp's mma.sync
+// m16n8k8 on the one that arrived. Fragments are split into TF32 high and
+// low parts as they are read from shared memory, so the tiles stay f32.
+//
+// The contraction's loaders: an operand that is a region input is copied
+// by cp.async, 16 bytes at a time where its contiguous rows are whole
+// vectors (8 or 4 otherwise), zero-filled past the shape's edge; an
+// operand computed by the region's producers (casts, elementwise ops) is
+// read through them into registers and stored. The epilogue (Matmul.cpp)
+// runs on each accumulator before the only store.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatmulTf32.h"
+#include "KernelText.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+int cuda_agent::builtin::tf32TileStride(const Tf32Tiling &t, bool isA,
+                                        bool kMajor) {
+  // [rows][BK + 4]: a fragment read (row g, k tig) hits bank
+  // g * (BK + 4) + tig, 32 different ones for BK a multiple of 8 not of 32
+  // too; [BK][rows + 8]: (k tig, row g) hits tig * (rows + 8) + g.
+  return kMajor ? t.bk + 4 : (isA ? t.bm : t.bn) + 8;
+}
+
+namespace {
+/// Floats of one stage of an operand's shared tile.
+int stageFloats(const Tf32Tiling &t, bool isA, bool kMajor) {
+  return (kMajor ? (isA ? t.bm : t.bn) : t.bk) *
+         tf32TileStride(t, isA, kMajor);
+}
+} // namespace
+
+int64_t cuda_agent::builtin::tf32SharedBytes(const Tf32Tiling &t, bool aKMajor,
+                                             bool bKMajor) {
+  return int64_t(t.stages) *
+         (stageFloats(t, true, aKMajor) + stageFloats(t, false, bKMajor)) * 4;
+}
+
+StringRef cuda_agent::builtin::getTf32Helpers() {
+  return R"cuda(// cp.async (sm_80): 16, 8 or 4 bytes from global to shared memory, zeros
+// when !full; commit_group closes a stage's copies, wait_group<N> waits
+// until at most N stages are in flight.
+__device__ __forceinline__ void ca_cp_async16(float *dst, const float *src, bool full) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(full ? 16 : 0));
+}
+__device__ __forceinline__ void ca_cp_async8(float *dst, const float *src, bool full) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(full ? 8 : 0));
+}
+__device__ __forceinline__ void ca_cp_async4(float *dst, const float *src, bool full) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(full ? 4 : 0));
+}
+__device__ __forceinline__ void ca_cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+template <int N> __device__ __forceinline__ void ca_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+// x rounded to TF32 (to nearest, ties away), as f32 bits.
+__device__ __forceinline__ unsigned ca_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+// d += a * b for one warp: a 16x8 (row), b 8x8 (col), TF32 in, f32 out.
+__device__ __forceinline__ void ca_mma_tf32(float *d, const unsigned *a, const unsigned *b) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+)cuda";
+}
+
+std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
+                                                   const Tf32TileLoader &a,
+                                                   const Tf32TileLoader &b,
+                                                   int64_t k, StringRef init,
+                                                   Tf32Split split) {
+  int aStage = stageFloats(t, true, a.kMajor);
+  int bStage = stageFloats(t, false, b.kMajor);
+  int lda = tf32TileStride(t, true, a.kMajor);
+  int ldb = tf32TileStride(t, false, b.kMajor);
+  int64_t kTiles = (k + t.bk - 1) / t.bk;
+  std::string text = llvm::formatv(
+      "  extern __shared__ __align__(16) float ca_smem[];\n"
+      "  float *const As = ca_smem, *const Bs = ca_smem + {0};\n"
+      "  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;\n"
+      "  const int g = lane / 4, tig = lane % 4;\n"
+      "  const int wm = (warp / {1}) * {2}, wn = (warp % {1}) * {3};\n"
+      "  float acc[{4}][{5}][4];\n"
+      "#pragma unroll\n"
+      "  for (int i = 0; i < {4}; ++i)\n"
+      "#pragma unroll\n"
+      "    for (int j = 0; j < {5}; ++j)\n"
+      "#pragma unroll\n"
+      "      for (int q = 0; q < 4; ++q)\n"
+      "        acc[i][j][q] = {6};\n",
+      t.stages * aStage, t.warpsN, t.warpRows(), t.warpCols(), t.mTiles(),
+      t.nTiles(), init);
+  auto loads = [&](StringRef stage) {
+    return "      {\n" +
+           a.writeLoad(("As + " + stage + " * " + std::to_string(aStage)).str(),
+                       "k0") +
+           "      }\n      {\n" +
+           b.writeLoad(("Bs + " + stage + " * " + std::to_string(bStage)).str(),
+                       "k0") +
+           "      }\n";
+  };
+  // The first stages - 1 tiles, then one tile requested per iteration.
+  text += llvm::formatv("  const int kTiles = {0};\n"
+                        "#pragma unroll\n"
+                        "  for (int s = 0; s < {1}; ++s) {{\n"
+                        "    if (s < kTiles) {{\n"
+                        "      const long long k0 = (long long)s * {2};\n",
+                        kTiles, t.stages - 1, t.bk)
+              .str();
+  text += loads("s") + "    }\n    ca_cp_async_commit();\n  }\n";
+  text += llvm::formatv("  for (int kt = 0; kt < kTiles; ++kt) {{\n"
+                        "    ca_cp_async_wait<{0}>();\n"
+                        "    __syncthreads();\n"
+                        "    if (kt + {1} < kTiles) {{\n"
+                        "      const int next = kt + {1};\n"
+                        "      const int stage = next % {2};\n"
+                        "      const long long k0 = (long long)next * {3};\n",
+                        t.stages - 2, t.stages - 1, t.stages, t.bk)
+              .str();
+  text += loads("stage") + "    }\n    ca_cp_async_commit();\n";
+  // Fragments (PTX ISA, m16n8k8 .tf32): A rows g and g + 8, columns tig and
+  // tig + 4; B rows (k) tig and tig + 4, column g.
+  auto at = [](bool kMajor, int ld, StringRef row, StringRef kIdx) {
+    return kMajor ? "(" + row.str() + ") * " + std::to_string(ld) + " + " +
+                        kIdx.str()
+                  : "(" + kIdx.str() + ") * " + std::to_string(ld) + " + " +
+                        row.str();
+  };
+  bool three = split == Tf32Split::Three;
+  text += llvm::formatv(
+      "    const float *const At = As + (kt % {0}) * {1};\n"
+      "    const float *const Bt = Bs + (kt % {0}) * {2};\n"
+      "#pragma unroll\n"
+      "    for (int kk = 0; kk < {3}; kk += 8) {{\n"
+      "      unsigned aBig[{4}][4], bBig[{5}][2];\n",
+      t.stages, aStage, bStage, t.bk, t.mTiles(), t.nTiles())
+              .str();
+  if (three)
+    text += llvm::formatv("      unsigned aSmall[{0}][4], bSmall[{1}][2];\n",
+                          t.mTiles(), t.nTiles())
+                .str();
+  auto splitInto = [&](StringRef big, StringRef small, StringRef value) {
+    std::string s = "        " + big.str() + " = ca_tf32(" + value.str() + ");\n";
+    if (three)
+      s += "        " + small.str() + " = ca_tf32(" + value.str() +
+           " - __uint_as_float(" + big.str() + "));\n";
+    return s;
+  };
+  text += llvm::formatv("#pragma unroll\n"
+                        "      for (int i = 0; i < {0}; ++i) {{\n"
+                        "        const int row = wm + i * 16 + g;\n",
+                        t.mTiles())
+              .str();
+  const char *aRows[] = {"row", "row + 8", "row", "row + 8"};
+  const char *aKs[] = {"kk + tig", "kk + tig", "kk + tig + 4", "kk + tig + 4"};
+  for (int q = 0; q < 4; ++q) {
+    std::string x = "x" + std::to_string(q);
+    text += "        const float " + x + " = At[" +
+            at(a.kMajor, lda, aRows[q], aKs[q]) + "];\n";
+    std::string r = "[i][" + std::to_string(q) + "]";
+    text += splitInto("aBig" + r, "aSmall" + r, x);
+  }
+  text += llvm::formatv("      }\n"
+                        "#pragma unroll\n"
+                        "      for (int j = 0; j < {0}; ++j) {{\n"
+                        "        const int col = wn + j * 8 + g;\n",
+                        t.nTiles())
+              .str();
+  const char *bKs[] = {"kk + tig", "kk + tig + 4"};
+  for (int q = 0; q < 2; ++q) {
+    std::string y = "y" + std::to_string(q);
+    text += "        const float " + y + " = Bt[" +
+            at(b.kMajor, ldb, "col", bKs[q]) + "];\n";
+    std::string r = "[j][" + std::to_string(q) + "]";
+    text += splitInto("bBig" + r, "bSmall" + r, y);
+  }
+  // The small products first: they are the smallest terms of the sum.
+  text += llvm::formatv("      }\n"
+                        "#pragma unroll\n"
+                        "      for (int i = 0; i < {0}; ++i)\n"
+                        "#pragma unroll\n"
+                        "        for (int j = 0; j < {1}; ++j) {{\n",
+                        t.mTiles(), t.nTiles())
+              .str();
+  if (three)
+    text += "          ca_mma_tf32(acc[i][j], aSmall[i], bBig[j]);\n"
+            "          ca_mma_tf32(acc[i][j], aBig[i], bSmall[j]);\n";
+  text += "          ca_mma_tf32(acc[i][j], aBig[i], bBig[j]);\n"
+          "        }\n    }\n  }\n";
+  return text;
+}
+
+namespace {
+
+/// The loader of a region input read as it is: cp.async of `width`
+/// consecutive elements along its contiguous dimension.
+Tf32TileLoader copyLoader(const Contraction &c, const Tf32Tiling &t, bool isA,
+                          BlockArgument arg, bool kMajor, std::string &why) {
+  Tf32TileLoader loader;
+  loader.kMajor = kMajor;
+  int rows = isA ? t.bm : t.bn;
+  int64_t extent = isA ? c.M : c.N;
+  int64_t contiguous = kMajor ? c.K : extent;
+  int width = contiguous % 4 == 0 ? 4 : contiguous % 2 == 0 ? 2 : 1;
+  int chunksPerLine = (kMajor ? t.bk : rows) / width;
+  int chunks = rows * t.bk / width, threads = t.threads();
+  int ld = tf32TileStride(t, isA, kMajor);
+  FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
+      isA ? c.mapA : c.mapB,
+      isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
+  if (failed(idx))
+    return loader;
+  std::string at = "in" + std::to_string(arg.getArgNumber()) + " + " +
+                   linearize(*idx, shapeOf(arg));
+  SmallVector<std::string> conds;
+  if (extent % rows != 0)
+    conds.push_back("r < " + std::to_string(extent) + "LL");
+  if (c.K % t.bk != 0)
+    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  std::string base = "in" + std::to_string(arg.getArgNumber());
+  std::string first = isA ? "m0" : "n0";
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string text = llvm::formatv(
+        "#pragma unroll\n"
+        "        for (int p = 0; p < {0}; ++p) {{\n"
+        "          const int e = tid + p * {1};\n",
+        (chunks + threads - 1) / threads, threads);
+    if (chunks % threads != 0)
+      text += "          if (e >= " + std::to_string(chunks) +
+              ")\n            break;\n";
+    std::string line = "e / " + std::to_string(chunksPerLine);
+    std::string along =
+        "(e % " + std::to_string(chunksPerLine) + ") * " + std::to_string(width);
+    text += llvm::formatv(
+        "          const int kk = {0}, rr = {1};\n"
+        "          const long long r = {2} + rr, k = {3} + kk;\n",
+        kMajor ? along : line, kMajor ? line : along, first, k0)
+                .str();
+    std::string dst = tile.str() + " + " +
+                      (kMajor ? "rr * " + std::to_string(ld) + " + kk"
+                              : "kk * " + std::to_string(ld) + " + rr");
+    std::string call = "ca_cp_async" + std::to_string(width * 4) + "(" + dst;
+    if (conds.empty())
+      text += "          " + call + ", " + at + ", true);\n";
+    else
+      text += "          const bool full = " + join(conds, " && ") + ";\n" +
+              "          " + call + ", full ? " + at + " : " + base +
+              ", full);\n";
+    return text + "        }\n";
+  };
+  return loader;
+}
+
+/// The loader of an operand computed by the region's producers: each
+/// element read through them and stored (no cp.async).
+Tf32TileLoader storeLoader(const LinalgRegion &region, const Contraction &c,
+                           const Tf32Tiling &t, bool isA, bool kMajor,
+                           unsigned &counter, std::string &why) {
+  Tf32TileLoader loader;
+  loader.kMajor = kMajor;
+  std::string value;
+  FailureOr<std::string> body =
+      writeOperandValue(region, c, isA, "r", "k", counter, value, why);
+  if (failed(body))
+    return loader;
+  int rows = isA ? t.bm : t.bn;
+  int64_t extent = isA ? c.M : c.N;
+  int count = rows * t.bk, threads = t.threads();
+  int ld = tf32TileStride(t, isA, kMajor);
+  SmallVector<std::string> conds;
+  if (extent % rows != 0)
+    conds.push_back("r < " + std::to_string(extent) + "LL");
+  if (c.K % t.bk != 0)
+    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  std::string first = isA ? "m0" : "n0";
+  std::string inner = *body + "            x = " + value + ";\n";
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string text = llvm::formatv(
+        "#pragma unroll\n"
+        "        for (int p = 0; p < {0}; ++p) {{\n"
+        "          const int e = tid + p * {1};\n"
+        "          const int kk = {2}, rr = {3};\n"
+        "          const long long r = {4} + rr, k = {5} + kk;\n"
+        "          float x = 0.0f;\n",
+        count / threads, threads,
+        kMajor ? "e % " + std::to_string(t.bk) : "e / " + std::to_string(rows),
+        kMajor ? "e / " + std::to_string(t.bk) : "e % " + std::to_string(rows),
+        first, k0);
+    text += (conds.empty() ? "          {\n"
+                           : "          if (" + join(conds, " && ") + ") {\n") +
+            inner + "          }\n";
+    text += "          (" + tile.str() + ")[" +
+            (kMajor ? "rr * " + std::to_string(ld) + " + kk"
+                    : "kk * " + std::to_string(ld) + " + rr") +
+            "] = x;\n        }\n";
+    return text;
+  };
+  return loader;
+}
+
+/// The loader of operand A (`isA`) or B of `c`, or none (writeLoad empty)
+/// with the reason in `why`.
+Tf32TileLoader operandLoader(const LinalgRegion &region, const Contraction &c,
+                             const Tf32Tiling &t, bool isA, unsigned &counter,
+                             std::string &why) {
+  Value operand = isA ? c.a : c.b;
+  AffineMap map = isA ? c.mapA : c.mapB;
+  bool kMajor = c.isInnermost(operand, map, c.k);
+  auto arg = dyn_cast<BlockArgument>(operand);
+  if (!arg)
+    return storeLoader(region, c, t, isA, kMajor, counter, why);
+  // A region input: copied where its innermost dimension is k or the
+  // tile's rows; any other layout goes through the stores.
+  if (!kMajor && !c.isInnermost(operand, map, isA ? c.m : c.n))
+    return storeLoader(region, c, t, isA, /*kMajor=*/true, counter, why);
+  return copyLoader(c, t, isA, arg, kMajor, why);
+}
+
+FailureOr<Variant> writeTf32(const LinalgRegion &region, const Contraction &c,
+                             const Tf32Tiling &t, Tf32Split split,
+                             std::string &why) {
+  unsigned counter = 0;
+  Tf32TileLoader a = operandLoader(region, c, t, true, counter, why);
+  Tf32TileLoader b = operandLoader(region, c, t, false, counter, why);
+  if (!a.writeLoad || !b.writeLoad)
+    return failure();
+  int threads = t.threads();
+  std::string name = "matmul";
+  std::string src = getPrelude().str() + getTf32Helpers().str() + "\n" +
+                    kernelSignature(region, name, threads) + " {\n";
+  src += llvm::formatv("  const long long m0 = (long long)blockIdx.y * {0};\n"
+                       "  const long long n0 = (long long)blockIdx.x * {1};\n",
+                       t.bm, t.bn)
+             .str();
+  src += c.batchIndices();
+  std::string init =
+      c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f";
+  src += writeTf32Mainloop(t, a, b, c.K, init, split);
+  FailureOr<std::string> epilogue =
+      writeEpilogue(region, c, "acc[i][j][q]", counter, why);
+  if (failed(epilogue))
+    return failure();
+  src += llvm::formatv(
+             "#pragma unroll\n"
+             "  for (int i = 0; i < {0}; ++i)\n"
+             "#pragma unroll\n"
+             "    for (int j = 0; j < {1}; ++j)\n"
+             "#pragma unroll\n"
+             "      for (int q = 0; q < 4; ++q) {{\n"
+             "        const long long m = m0 + wm + i * 16 + g + (q / 2) * 8;\n"
+             "        const long long n = n0 + wn + j * 8 + 2 * tig + q % 2;\n"
+             "        if (m >= {2}LL || n >= {3}LL)\n"
+             "          continue;\n",
+             t.mTiles(), t.nTiles(), c.M, c.N)
+             .str();
+  src += *epilogue + "      }\n}\n";
+  Launch launch{name,
+                {(c.N + t.bn - 1) / t.bn, (c.M + t.bm - 1) / t.bm, c.batches},
+                {threads, 1, 1},
+                tf32SharedBytes(t, a.kMajor, b.kMajor)};
+  if (launch.grid[1] > 65535) {
+    why = "more than 65535 row tiles";
+    return failure();
+  }
+  return Variant{llvm::formatv("{0}-{1}x{2}x{3}-s{4}-w{5}x{6}",
+                               split == Tf32Split::Three ? "3xtf32" : "tf32",
+                               t.bm, t.bn, t.bk, t.stages, t.warpsM, t.warpsN)
+                     .str(),
+                 src,
+                 {launch}};
+}
+
+} // namespace
+
+void cuda_agent::builtin::addTf32Variants(const LinalgRegion &region,
+                                          const Contraction &c,
+                                          const GpuTarget &target,
+                                          bool allowTf32, VariantList &list) {
+  if (!elementOf(c.a).isF32() || !elementOf(c.b).isF32())
+    return;
+  const char *chip = target.chip;
+  if (std::strncmp(chip, "sm_", 3) != 0 || std::atoi(chip + 3) < 80)
+    return;
+  // 128 x 128 (warp tiles 64 x 32) and 128 x 256 (64 x 64) for products
+  // that fill the device, 64 x 64 (32 x 32) for those that do not.
+  SmallVector<Tf32Tiling> tilings = {{128, 128, 16, 3, 2, 4},
+                                     {128, 256, 16, 3, 2, 4},
+                                     {64, 64, 16, 4, 2, 2}};
+  int64_t bigTiles = (c.M + 127) / 128 * ((c.N + 127) / 128) * c.batches;
+  if (bigTiles < target.smCount)
+    std::reverse(tilings.begin(), tilings.end());
+  std::string reason;
+  if (allowTf32)
+    for (const Tf32Tiling &t : ArrayRef(tilings).take_front(2))
+      list.add(writeTf32(region, c, t, Tf32Split::One, reason), reason);
+  for (const Tf32Tiling &t : tilings)
+    list.add(writeTf32(region, c, t, Tf32Split::Three, reason), reason);
+}

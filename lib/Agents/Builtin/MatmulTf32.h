@@ -1,0 +1,87 @@
+//===- MatmulTf32.h - The TF32 tensor-core mainloop -------------*- C++ -*-===//
+//
+// The mainloop of the f32 products on tensor cores (MatmulTf32.cpp): a block
+// computes a BM x BN tile of C = A * B from BK-deep tiles of A and B staged
+// through `stages` buffers of dynamic shared memory (cp.async, several tiles
+// in flight), each warp a part of it with `mma.sync.aligned.m16n8k8` on TF32
+// operands. 3xTF32 splits every f32 operand into big = tf32(x) and small =
+// tf32(x - big) and accumulates small*big + big*small + big*big in f32,
+// which is as accurate as an f32 product; 1xTF32 (precision=tf32 only)
+// accumulates big*big. The mainloop does not know where the tiles come
+// from: each operand has a loader that writes the statements filling one
+// stage, so a contraction reads its operands' rows and a convolution can
+// gather an implicit-GEMM tile.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_AGENTS_BUILTIN_MATMULTF32_H
+#define CUDA_AGENT_AGENTS_BUILTIN_MATMULTF32_H
+
+#include "Matmul.h"
+
+#include <functional>
+
+namespace mlir::cuda_agent::builtin {
+
+/// A BM x BN block tile, BK deep (a multiple of 8), `stages` tiles in
+/// shared memory, split over warpsM x warpsN warps (each a multiple of 16
+/// rows and 8 columns).
+struct Tf32Tiling {
+  int bm, bn, bk, stages, warpsM, warpsN;
+  int threads() const { return 32 * warpsM * warpsN; }
+  int warpRows() const { return bm / warpsM; }
+  int warpCols() const { return bn / warpsN; }
+  int mTiles() const { return warpRows() / 16; } ///< 16-row mma tiles
+  int nTiles() const { return warpCols() / 8; }  ///< 8-column mma tiles
+};
+
+/// How many TF32 products make one f32 product.
+enum class Tf32Split {
+  Three, ///< small*big + big*small + big*big: f32 accuracy
+  One,   ///< big*big: TF32 accuracy (precision=tf32)
+};
+
+/// How one operand's tile reaches shared memory. A `kMajor` tile is stored
+/// [rows][BK + 4] floats (k contiguous), any other [BK][rows + 8] (rows
+/// contiguous); both paddings keep a warp's fragment reads on 32 banks.
+/// `writeLoad(tile, k0)` writes the statements that fill the operand's
+/// rows x BK tile at reduced offset `k0` (a `long long` in scope) into
+/// `tile` (a `float *` C expression), zero outside the operand: cp.async
+/// copies (ca_cp_async*, which the mainloop commits and waits for) or plain
+/// stores. `tid` (the thread), `m0`, `n0` (the block tile's first row and
+/// column) and the batch indices are in scope.
+struct Tf32TileLoader {
+  bool kMajor = true;
+  std::function<std::string(StringRef tile, StringRef k0)> writeLoad;
+};
+
+/// The floats per row of an operand's shared tile (see Tf32TileLoader).
+int tf32TileStride(const Tf32Tiling &t, bool isA, bool kMajor);
+
+/// The dynamic shared memory the mainloop of `t` uses, in bytes.
+int64_t tf32SharedBytes(const Tf32Tiling &t, bool aKMajor, bool bKMajor);
+
+/// The device functions the mainloop calls (cp.async, cvt.rna.tf32,
+/// mma.sync m16n8k8 on TF32), for a kernel's source before the kernel.
+StringRef getTf32Helpers();
+
+/// The kernel body from its shared tiles to the end of the reduction over
+/// `k` reduced indices: declares `tid`, `lane`, `warp`, `g` (lane / 4),
+/// `tig` (lane % 4), the warp's first row `wm` and column `wn` in the block
+/// tile, and `acc[mTiles][nTiles][4]`, started at `init` (a C float
+/// expression). Afterwards acc[i][j][q] is the product at block-tile row
+/// `wm + i * 16 + g + (q / 2) * 8` and column `wn + j * 8 + 2 * tig + q % 2`.
+std::string writeTf32Mainloop(const Tf32Tiling &t, const Tf32TileLoader &a,
+                              const Tf32TileLoader &b, int64_t k,
+                              StringRef init, Tf32Split split);
+
+/// Appends the 3xTF32 variants of the contraction `c` when both operands
+/// are f32 and `target` is sm_80 or later, after the 1xTF32 ones when
+/// `allowTf32` (precision=tf32).
+void addTf32Variants(const LinalgRegion &region, const Contraction &c,
+                     const GpuTarget &target, bool allowTf32,
+                     VariantList &list);
+
+} // namespace mlir::cuda_agent::builtin
+
+#endif // CUDA_AGENT_AGENTS_BUILTIN_MATMULTF32_H
