@@ -7,7 +7,8 @@ them with a double-precision reference.
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
 convolutions of Inputs/builtin/conv_shapes.mlir), each candidate's
 kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h (as in
-emulate_matmul.py) and harness_conv.cpp, whose reference sums the product
+emulate_matmul.py: the TF32 kernels' cp.async, cvt.rna.tf32 and mma.sync
+m16n8k8 helpers replaced by its emulation) and harness_conv.cpp, whose reference sums the product
 of input and filter over channels and taps at every output element. Prints
 one line per candidate; exits 1 when one is off by more than the case's
 tolerance or when no candidate was run.
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-from emulate_matmul import MMA
+from emulate_matmul import HELPER, MMA, SMEM
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -95,9 +96,12 @@ def run(clang, jobs_dir, job, cand, work):
     source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
     source = MMA.sub(lambda x: "mma_m16n8k16<%s>(acc[i][j], a[i], b[j]);"
                      % ("__nv_bfloat16" if x.group(1) == "bf16" else "__half"), source)
+    launch = json.load(open(os.path.join(bundle, "plan.json")))["launches"][0]
+    source = HELPER.sub("", source)
+    source = SMEM.sub(lambda x: "static float %s[%d] __attribute__((aligned(16)));"
+                      % (x.group(1), launch.get("shared_bytes", 0) // 4), source)
     kernel = os.path.join(work, "kernel.cu")
     open(kernel, "w").write(source)
-    launch = json.load(open(os.path.join(bundle, "plan.json")))["launches"][0]
     (gx, gy, gz), threads = launch["grid"], launch["block"][0]
     defines = dict(macros, TA=ta, TB=ta, E_SIZE=extra, EPILOGUE=epilogue, ARGS=args,
                    THREADS=threads, GRID_X=gx, GRID_Y=gy, GRID_Z=gz)
