@@ -10,9 +10,13 @@
 // dimensions and the reduced index into the filter's order, so that a 1x1
 // convolution reads A as a plain matrix. The kernels are the matmul
 // strategy's (Matmul.h's tiles): the exact SIMT register-tiled product and,
-// for f16/bf16 operands on sm_80 and later, mma.sync with f32
-// accumulation; the epilogue the outliner fused (bias, activations,
-// residual, scale, casts) runs on the accumulator before the only store.
+// on sm_80 and later, mma.sync with f32 accumulation for f16/bf16 operands
+// and, for f32 ones, the 3xTF32 mainloop of MatmulTf32.h (single TF32
+// products too under precision=tf32) fed by an im2col loader: the input's
+// tile gathered by cp.async, 16 bytes a copy where NHWC channels allow,
+// zeros past M, N and K. The epilogue the outliner fused (bias,
+// activations, residual, scale, casts) runs on the accumulator before the
+// only store.
 // Depthwise and grouped convolutions (a channel in the input, the filter
 // and the output) are memory-bound: a direct kernel, a thread per output
 // element. Reductions after the convolution (a min over channels) and a
@@ -24,6 +28,7 @@
 #include "ElementEvaluator.h"
 #include "KernelText.h"
 #include "Matmul.h"
+#include "MatmulTf32.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -472,9 +477,170 @@ FailureOr<Variant> writeConvMma(const LinalgRegion &region,
                  {*launch}};
 }
 
-/// Convolutions: the tensor-core kernels for f16/bf16 operands, then the
-/// exact SIMT kernels, the tile that fills the device best first;
-/// depthwise and grouped convolutions: the direct kernel.
+/// The elements one cp.async of the operand (`isA`: the input) copies: 4 or
+/// 2 where as many consecutive indices along the tile's contiguous direction
+/// (k when `kMajor`, else its rows) are consecutive elements of the operand,
+/// aligned to the whole copy (its innermost moving index is that
+/// direction's fastest loop, alone, over a multiple of the width), else 1.
+int copyWidth(const ConvProduct &c, bool isA, bool kMajor) {
+  AffineMap map = isA ? c.mapIn : c.mapFilter;
+  ArrayRef<unsigned> along = kMajor ? ArrayRef(c.kDims)
+                                    : ArrayRef(isA ? c.mDims : c.nDims);
+  ArrayRef<int64_t> shape = shapeOf(isA ? c.input : c.filter);
+  if (along.empty())
+    return 1;
+  unsigned d = along.back();
+  // Trailing indices of extent 1 stay 0.
+  int pos = int(map.getNumResults()) - 1;
+  while (pos >= 0 && shape[pos] == 1)
+    --pos;
+  if (pos < 0)
+    return 1;
+  auto dim = dyn_cast<AffineDimExpr>(map.getResult(pos));
+  if (!dim || dim.getPosition() != d)
+    return 1;
+  for (int i = 0; i < pos; ++i)
+    if (uses(map.getResult(i), d))
+      return 1;
+  for (int width : {4, 2})
+    if (c.ranges[d] % width == 0 && shape[pos] % width == 0)
+      return width;
+  return 1;
+}
+
+/// The TF32 mainloop's loader of the input (`isA`: the im2col matrix, each
+/// element at out * stride + tap * dilation) or the filter, filled along
+/// the operand's innermost index (fillsAlongK), zeros past M, N and K: a
+/// region input is copied by cp.async (copyWidth elements at a time), an
+/// operand the region computes is read through its producers and stored.
+FailureOr<Tf32TileLoader> convTf32Loader(const LinalgRegion &region,
+                                         const ConvProduct &c,
+                                         const Tf32Tiling &t, bool isA,
+                                         unsigned &counter, std::string &why) {
+  Value operand = isA ? c.input : c.filter;
+  AffineMap map = isA ? c.mapIn : c.mapFilter;
+  Tf32TileLoader loader;
+  loader.kMajor = fillsAlongK(c, isA);
+  bool kMajor = loader.kMajor;
+  auto arg = dyn_cast<BlockArgument>(operand);
+  int width = arg ? copyWidth(c, isA, kMajor) : 1;
+  int rows = isA ? t.bm : t.bn, threads = t.threads();
+  int chunksPerLine = (kMajor ? t.bk : rows) / width;
+  int chunks = rows * t.bk / width;
+  int ld = tf32TileStride(t, isA, kMajor);
+  SmallVector<std::string> loop;
+  std::string body = isA ? splitLoops(c, "r", "", "k", loop)
+                         : splitLoops(c, "", "r", "k", loop);
+  SmallVector<std::string> idx;
+  for (AffineExpr e : map.getResults()) {
+    FailureOr<std::string> index = renderExpr(e, loop, why);
+    if (failed(index))
+      return failure();
+    idx.push_back(*index);
+  }
+  SmallVector<std::string> conds;
+  int64_t extent = isA ? c.M : c.N;
+  if (extent % rows != 0)
+    conds.push_back("r < " + std::to_string(extent) + "LL");
+  if (c.K % t.bk != 0)
+    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  std::string copy;
+  if (arg) {
+    std::string base = "in" + std::to_string(arg.getArgNumber());
+    std::string at = base + " + " + linearize(idx, shapeOf(arg));
+    std::string call = "ca_cp_async" + std::to_string(width * 4) + "(dst, ";
+    copy = conds.empty() ? "          " + call + at + ", true);\n"
+                         : "          const bool full = " + join(conds, " && ") +
+                               ";\n          " + call + "full ? " + at + " : " +
+                               base + ", full);\n";
+  } else {
+    StatementWriter writer(body, counter);
+    ElementEvaluator eval(region, writer);
+    eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
+      return eval.loadAt(i, at);
+    };
+    FailureOr<std::string> value = eval.valueAt(operand, idx, why);
+    if (failed(value))
+      return failure();
+    body += "        x = " + *value + ";\n";
+  }
+  std::string first = isA ? "m0" : "n0";
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string line = "e / " + std::to_string(chunksPerLine);
+    std::string along = "e % " + std::to_string(chunksPerLine);
+    if (width > 1)
+      along = "(" + along + ") * " + std::to_string(width);
+    std::string text = llvm::formatv(
+        "#pragma unroll\n"
+        "        for (int p = 0; p < {0}; ++p) {{\n"
+        "          const int e = tid + p * {1};\n",
+        (chunks + threads - 1) / threads, threads);
+    if (chunks % threads != 0)
+      text += "          if (e >= " + std::to_string(chunks) +
+              ")\n            break;\n";
+    text += llvm::formatv(
+        "          const int kk = {0}, rr = {1};\n"
+        "          const long long r = {2} + rr, k = {3} + kk;\n"
+        "          float *const dst = {4} + {5};\n",
+        kMajor ? along : line, kMajor ? line : along, first, k0, tile,
+        kMajor ? "rr * " + std::to_string(ld) + " + kk"
+               : "kk * " + std::to_string(ld) + " + rr");
+    if (!copy.empty())
+      return text + body + copy + "        }\n";
+    text += "          float x = 0.0f;\n";
+    text += (conds.empty() ? "          {\n"
+                           : "          if (" + join(conds, " && ") + ") {\n") +
+            body + "          }\n          *dst = x;\n        }\n";
+    return text;
+  };
+  return loader;
+}
+
+/// The implicit GEMM on tensor cores for f32 operands (MatmulTf32.h's
+/// mainloop): the input's tile gathered by the im2col loader, the filter's
+/// copied, `split` TF32 products per f32 product; the epilogue on each
+/// accumulator before the only store.
+FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
+                                 const ConvProduct &c, const Tf32Tiling &t,
+                                 Tf32Split split, std::string &why) {
+  unsigned counter = 0;
+  FailureOr<Tf32TileLoader> a =
+      convTf32Loader(region, c, t, /*isA=*/true, counter, why);
+  if (failed(a))
+    return failure();
+  FailureOr<Tf32TileLoader> b =
+      convTf32Loader(region, c, t, /*isA=*/false, counter, why);
+  if (failed(b))
+    return failure();
+  std::string src = getPrelude().str() + getTf32Helpers().str() + "\n" +
+                    kernelSignature(region, "conv", t.threads()) + " {\n";
+  src += llvm::formatv("  const long long m0 = (long long)blockIdx.y * {0};\n"
+                       "  const long long n0 = (long long)blockIdx.x * {1};\n",
+                       t.bm, t.bn)
+             .str();
+  src += writeTf32Mainloop(t, *a, *b, c.K, accumulatorInit(region, c), split);
+  FailureOr<std::string> epilogue =
+      writeConvEpilogue(region, c, "acc[i][j][q]", counter, why);
+  if (failed(epilogue))
+    return failure();
+  src += tiles::mmaStoreLoop({t.bm, t.bn, t.bk, t.warpsM, t.warpsN}, c.M, c.N);
+  src += *epilogue + tiles::mmaStoreEnd().str();
+  FailureOr<Launch> launch = gridOf(c, t.bm, t.bn, t.threads(), why);
+  if (failed(launch))
+    return failure();
+  launch->sharedBytes = tf32SharedBytes(t, a->kMajor, b->kMajor);
+  return Variant{llvm::formatv("{0}-{1}x{2}x{3}-s{4}-w{5}x{6}",
+                               split == Tf32Split::Three ? "3xtf32" : "tf32",
+                               t.bm, t.bn, t.bk, t.stages, t.warpsM, t.warpsN)
+                     .str(),
+                 src,
+                 {*launch}};
+}
+
+/// Convolutions: the tensor-core kernels for f16/bf16 operands or for f32
+/// ones (3xTF32, after plain TF32 under precision=tf32), then the exact
+/// SIMT kernels, the tile that fills the device best first; depthwise and
+/// grouped convolutions: the direct kernel.
 class ConvStrategy final : public Strategy {
 public:
   StringRef getName() const override { return "conv"; }
@@ -485,6 +651,11 @@ public:
 
   void addVariants(const LinalgRegion &region, const GpuTarget &target,
                    VariantList &list) const override {
+    addVariantsFor(region, target, Precision::F32, list);
+  }
+
+  void addVariantsFor(const LinalgRegion &region, const GpuTarget &target,
+                      Precision precision, VariantList &list) const override {
     std::string reason;
     FailureOr<ConvProduct> c = analyzeConv(region, reason);
     if (failed(c)) {
@@ -500,14 +671,30 @@ public:
         (c->M + 127) / 128 * ((c->N + 127) / 128) < target.smCount;
     Type in = elementOf(c->input), filter = elementOf(c->filter);
     const char *chip = target.chip;
-    if (in == filter && (in.isF16() || in.isBF16()) &&
-        std::strncmp(chip, "sm_", 3) == 0 && std::atoi(chip + 3) >= 80) {
+    bool sm80 = std::strncmp(chip, "sm_", 3) == 0 && std::atoi(chip + 3) >= 80;
+    if (in == filter && (in.isF16() || in.isBF16()) && sm80) {
       SmallVector<MmaTiling> tilings = {{128, 128, 32, 2, 4},
                                         {64, 64, 32, 2, 2}};
       if (fewBigTiles)
         std::reverse(tilings.begin(), tilings.end());
       for (const MmaTiling &t : tilings)
         list.add(writeConvMma(region, *c, t, reason), reason);
+    }
+    if (in.isF32() && filter.isF32() && sm80) {
+      // As the matmul strategy's (MatmulTf32.cpp), 128 x 64 for the few
+      // output channels of most convolutions.
+      SmallVector<Tf32Tiling> tilings = {{128, 128, 16, 3, 2, 4},
+                                         {128, 64, 16, 4, 4, 2},
+                                         {64, 64, 16, 4, 2, 2}};
+      if (fewBigTiles)
+        std::reverse(tilings.begin(), tilings.end());
+      if (precision == Precision::Tf32)
+        for (const Tf32Tiling &t : ArrayRef(tilings).take_front(2))
+          list.add(writeConvTf32(region, *c, t, Tf32Split::One, reason),
+                   reason);
+      for (const Tf32Tiling &t : tilings)
+        list.add(writeConvTf32(region, *c, t, Tf32Split::Three, reason),
+                 reason);
     }
     SmallVector<Tiling> tilings = {
         {128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}};

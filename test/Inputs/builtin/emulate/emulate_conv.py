@@ -2,15 +2,18 @@
 """Runs the builtin agent's convolution candidates on the CPU and compares
 them with a double-precision reference.
 
-    emulate_conv.py CLANG JOBS_DIR
+    emulate_conv.py CLANG JOBS_DIR [PREFIX]
 
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
 convolutions of Inputs/builtin/conv_shapes.mlir), each candidate's
 kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h (as in
-emulate_matmul.py) and harness_conv.cpp, whose reference sums the product
+emulate_matmul.py: the TF32 kernels' cp.async, cvt.rna.tf32 and mma.sync
+m16n8k8 helpers replaced by its emulation) and harness_conv.cpp, whose reference sums the product
 of input and filter over channels and taps at every output element. Prints
 one line per candidate; exits 1 when one is off by more than the case's
-tolerance or when no candidate was run.
+tolerance or when no candidate was run. With PREFIX, only the candidates
+whose name starts with it run; single-product TF32 candidates (`tf32-*`,
+precision=tf32) are held to TF32's accuracy (TF32_TOLERANCE) instead.
 """
 import json
 import os
@@ -19,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-from emulate_matmul import MMA
+from emulate_matmul import HELPER, MMA, SMEM
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -66,6 +69,10 @@ def depthwise(layout, batch, h, w, c, kh, kw, stride=1):
             "A_AT(m, k)": a_at, "B_AT(k, n)": b_at, "OUT_AT(m, n)": "(m)"}
 
 
+# The bound of a single TF32 product per multiply-add (10-bit mantissas) on
+# these sizes.
+TF32_TOLERANCE = 1e-2
+
 # function: (macros, A type, extra operand size, reference from the sum s,
 #            kernel arguments, tolerance)
 CASES = {
@@ -95,9 +102,12 @@ def run(clang, jobs_dir, job, cand, work):
     source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
     source = MMA.sub(lambda x: "mma_m16n8k16<%s>(acc[i][j], a[i], b[j]);"
                      % ("__nv_bfloat16" if x.group(1) == "bf16" else "__half"), source)
+    launch = json.load(open(os.path.join(bundle, "plan.json")))["launches"][0]
+    source = HELPER.sub("", source)
+    source = SMEM.sub(lambda x: "static float %s[%d] __attribute__((aligned(16)));"
+                      % (x.group(1), launch.get("shared_bytes", 0) // 4), source)
     kernel = os.path.join(work, "kernel.cu")
     open(kernel, "w").write(source)
-    launch = json.load(open(os.path.join(bundle, "plan.json")))["launches"][0]
     (gx, gy, gz), threads = launch["grid"], launch["block"][0]
     defines = dict(macros, TA=ta, TB=ta, E_SIZE=extra, EPILOGUE=epilogue, ARGS=args,
                    THREADS=threads, GRID_X=gx, GRID_Y=gy, GRID_Z=gz)
@@ -111,19 +121,22 @@ def run(clang, jobs_dir, job, cand, work):
     if built.returncode != 0:
         return None, built.stderr[-2000:]
     err = float(subprocess.run([exe], capture_output=True, text=True, check=True).stdout)
-    return err, tol
+    return err, TF32_TOLERANCE if cand["name"].startswith("tf32-") else tol
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    clang, jobs_dir = sys.argv[1:]
+    clang, jobs_dir = sys.argv[1:3]
+    prefix = sys.argv[3] if len(sys.argv) == 4 else ""
     ok, seen = True, 0
     with tempfile.TemporaryDirectory() as work:
         for job in json.load(open(os.path.join(jobs_dir, "jobs.json")))["jobs"]:
             if job["function"] not in CASES:
                 continue
             for cand in job["candidates"]:
+                if not cand["name"].startswith(prefix):
+                    continue
                 seen += 1
                 err, tol = run(clang, jobs_dir, job, cand, work)
                 if err is None:
