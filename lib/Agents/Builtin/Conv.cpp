@@ -623,7 +623,7 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
       writeConvEpilogue(region, c, "acc[i][j][q]", counter, why);
   if (failed(epilogue))
     return failure();
-  src += tiles::mmaStoreLoop({t.bm, t.bn, t.bk, t.warpsM, t.warpsN}, c.M, c.N);
+  src += tiles::mmaStoreLoop(t.mmaTiling(), c.M, c.N);
   src += *epilogue + tiles::mmaStoreEnd().str();
   FailureOr<Launch> launch = gridOf(c, t.bm, t.bn, t.threads(), why);
   if (failed(launch))

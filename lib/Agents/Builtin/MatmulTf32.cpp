@@ -362,20 +362,8 @@ FailureOr<Variant> writeTf32(const LinalgRegion &region, const Contraction &c,
       writeEpilogue(region, c, "acc[i][j][q]", counter, why);
   if (failed(epilogue))
     return failure();
-  src += llvm::formatv(
-             "#pragma unroll\n"
-             "  for (int i = 0; i < {0}; ++i)\n"
-             "#pragma unroll\n"
-             "    for (int j = 0; j < {1}; ++j)\n"
-             "#pragma unroll\n"
-             "      for (int q = 0; q < 4; ++q) {{\n"
-             "        const long long m = m0 + wm + i * 16 + g + (q / 2) * 8;\n"
-             "        const long long n = n0 + wn + j * 8 + 2 * tig + q % 2;\n"
-             "        if (m >= {2}LL || n >= {3}LL)\n"
-             "          continue;\n",
-             t.mTiles(), t.nTiles(), c.M, c.N)
-             .str();
-  src += *epilogue + "      }\n}\n";
+  src += tiles::mmaStoreLoop(t.mmaTiling(), c.M, c.N);
+  src += *epilogue + tiles::mmaStoreEnd().str();
   Launch launch{name,
                 {(c.N + t.bn - 1) / t.bn, (c.M + t.bm - 1) / t.bm, c.batches},
                 {threads, 1, 1},

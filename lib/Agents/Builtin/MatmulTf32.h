@@ -33,6 +33,8 @@ struct Tf32Tiling {
   int warpCols() const { return bn / warpsN; }
   int mTiles() const { return warpRows() / 16; } ///< 16-row mma tiles
   int nTiles() const { return warpCols() / 8; }  ///< 8-column mma tiles
+  /// The same block and warp split as the mma.sync tiles' (their store loop).
+  MmaTiling mmaTiling() const { return {bm, bn, bk, warpsM, warpsN}; }
 };
 
 /// How many TF32 products make one f32 product.
