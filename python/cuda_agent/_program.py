@@ -31,6 +31,9 @@ _DTYPES = {
 _INPUT_NAME = re.compile(r"in(\d+)$")
 _OUTPUT_NAME = re.compile(r"out(\d+)$")
 _TEMP_ALIGN = 256
+#: CUDA graphs kept per program (one per set of argument addresses), least
+#: recently used dropped first.
+_MAX_GRAPHS = 8
 
 
 def _describe(dtype: torch.dtype, shape: Sequence[int]) -> str:
@@ -60,6 +63,21 @@ def _find_bundle(directory: Path) -> Path:
                      f"({', '.join(p.name for p in plans)}); export one function")
 
 
+#: Loaded bundles, shared by every CompiledProgram of this process that runs
+#: the same plan (the backend's cache hands one bundle to many graphs): the
+#: kernels are loaded once per device. Keyed by path and plan.json's mtime.
+_LOADED: Dict[Tuple[str, int], object] = {}
+
+
+def _load_bundle(bundle: Path):
+    plan = bundle.resolve() / "plan.json"
+    key = (str(plan.parent), plan.stat().st_mtime_ns)
+    loaded = _LOADED.get(key)
+    if loaded is None:
+        loaded = _LOADED[key] = _runtime().Program(key[0])
+    return loaded
+
+
 class _Buffer:
     def __init__(self, spec: Dict):
         self.name = spec["name"]
@@ -78,14 +96,23 @@ class CompiledProgram:
     Attributes: ``directory`` (what compile() wrote), ``bundle`` (the plan's
     directory), ``report`` (the compiler's JSON report, a dict, or None),
     ``log`` (the compiler's stderr), ``inputs`` / ``outputs`` (lists of
-    ``(dtype, shape)``; inputs after the module's state), ``state_names``.
+    ``(dtype, shape)``; inputs after the module's state), ``state_names``,
+    ``constants`` (the plan's constant buffers: ``(name, dtype, shape)``).
     """
 
-    def __init__(self, directory: Union[str, Path], module=None, log: str = ""):
+    def __init__(self, directory: Union[str, Path], module=None, log: str = "",
+                 state_names: Optional[Sequence[str]] = None):
         self.directory = Path(directory)
         manifest_path = self.directory / MANIFEST
         manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
         self.state_names: List[str] = list(manifest.get("state", []))
+        if state_names is not None:
+            # Another module's names for the same state, bound by position
+            # (the backend's cache: one program, many graphs).
+            if len(state_names) != len(self.state_names):
+                raise ValueError(f"{len(state_names)} state names for a program "
+                                 f"compiled with {len(self.state_names)}")
+            self.state_names = list(state_names)
         self.bundle = _find_bundle(self.directory / manifest.get("bundle", "program"))
         report = self.directory / manifest.get("report", "report.json")
         self.report = json.loads(report.read_text()) if report.is_file() else None
@@ -96,14 +123,14 @@ class CompiledProgram:
             if missing:
                 raise ValueError("the module lacks the compiled state "
                                  f"{sorted(missing)}")
-        self._program = _runtime().Program(str(self.bundle))
+        self._program = _load_bundle(self.bundle)
         buffers = [_Buffer(spec) for spec in self._program.buffers]
         inputs: Dict[int, int] = {}
         outputs: Dict[int, int] = {}
         for index, buffer in enumerate(buffers):
             named = {"input": _INPUT_NAME, "output": _OUTPUT_NAME}.get(buffer.role)
             match = named.match(buffer.name) if named else None
-            if buffer.role == "temp":
+            if buffer.role in ("temp", "constant"):
                 continue
             if not match:
                 raise ValueError(f"{self.bundle}/plan.json: buffer {buffer.name} "
@@ -117,6 +144,7 @@ class CompiledProgram:
         self._buffers = buffers
         self._input_indices = [inputs[i] for i in range(len(inputs))]
         self._output_indices = [outputs[i] for i in range(len(outputs))]
+        self._constant_indices = [i for i, b in enumerate(buffers) if b.role == "constant"]
         self._temps = []
         offset = 0
         for index, buffer in enumerate(buffers):
@@ -126,6 +154,23 @@ class CompiledProgram:
         self._workspace_bytes = offset
         if len(self._input_indices) < len(self.state_names):
             raise ValueError("the plan has fewer inputs than the module has state")
+        # What a call checks, computed once: per value (state, then
+        # arguments) its dtype and shape.
+        self._signature = [(buffers[i].dtype, torch.Size(buffers[i].shape))
+                           for i in self._input_indices]
+        self._state_refs: Optional[List[Tuple[object, str]]] = None
+        # Per device: the addresses of a call with the constants filled in
+        # (uploaded on the first call there), and the constants' tensors.
+        self._device_state: Dict[torch.device, Tuple[List[int], List[torch.Tensor]]] = {}
+        #: Whether calls replay a CUDA graph per set of argument addresses:
+        #: the first call at given addresses launches, the second captures the
+        #: launches (outputs and workspace of the graph's own), later ones
+        #: replay it. The outputs are then the graph's tensors, which the next
+        #: call with the same arguments overwrites (as torch.compile's
+        #: "reduce-overhead" mode). Off by default.
+        self.cuda_graph = False
+        self._graphs: Dict[Tuple, Tuple] = {}
+        self._launched: set = set()
 
     @property
     def inputs(self) -> List[Tuple[torch.dtype, Tuple[int, ...]]]:
@@ -138,29 +183,45 @@ class CompiledProgram:
         return [(self._buffers[i].dtype, self._buffers[i].shape)
                 for i in self._output_indices]
 
-    def _arguments(self, args: Sequence) -> List[torch.Tensor]:
-        state: List[torch.Tensor] = []
-        if self.state_names:
-            if self._module is None:
-                raise TypeError("this program was compiled with the module's "
-                                "parameters as arguments: load it with module=")
-            tensors = dict(self._module.named_parameters())
-            tensors.update(self._module.named_buffers())
-            state = [tensors[name] for name in self.state_names]
-        expected = len(self._input_indices) - len(self.state_names)
-        if len(args) != expected:
+    @property
+    def constants(self) -> List[Tuple[str, torch.dtype, Tuple[int, ...]]]:
+        """The plan's constant buffers (weights frozen into the program)."""
+        return [(self._buffers[i].name, self._buffers[i].dtype, self._buffers[i].shape)
+                for i in self._constant_indices]
+
+    def _state(self) -> List[torch.Tensor]:
+        """The module's state tensors, looked up through cached (owner,
+        attribute) pairs, so that replaced parameters are still seen."""
+        if not self.state_names:
+            return []
+        if self._module is None:
+            raise TypeError("this program was compiled with the module's "
+                            "parameters as arguments: load it with module=")
+        if self._state_refs is None:
+            refs = []
+            for name in self.state_names:
+                owner, _, attribute = name.rpartition(".")
+                refs.append((self._module.get_submodule(owner), attribute))
+            self._state_refs = refs
+        return [getattr(owner, attribute) for owner, attribute in self._state_refs]
+
+    def _check(self, values: List, count: int) -> List[torch.Tensor]:
+        """The slow path of the argument checks: the error that names what is
+        wrong, or the values made contiguous."""
+        state = len(self.state_names)
+        expected = len(self._input_indices) - state
+        if count != expected:
             raise TypeError(f"cuda_agent: the compiled program takes {expected} "
-                            f"tensor argument(s), {len(args)} given")
-        values = state + list(args)
-        for position, (value, index) in enumerate(zip(values, self._input_indices)):
-            buffer = self._buffers[index]
+                            f"tensor argument(s), {count} given")
+        for position, value in enumerate(values):
+            dtype, shape = self._signature[position]
             what = (f"parameter '{self.state_names[position]}'"
-                    if position < len(state) else f"argument {position - len(state)}")
-            want = _describe(buffer.dtype, buffer.shape)
+                    if position < state else f"argument {position - state}")
+            want = _describe(dtype, shape)
             if not isinstance(value, torch.Tensor):
                 raise TypeError(f"cuda_agent: {what}: expected a tensor {want}, got "
                                 f"{type(value).__name__}")
-            if value.dtype != buffer.dtype or tuple(value.shape) != buffer.shape:
+            if value.dtype != dtype or value.shape != shape:
                 raise TypeError(f"cuda_agent: {what}: expected {want}, got "
                                 f"{_describe(value.dtype, value.shape)} (the program "
                                 "was compiled for these shapes and dtypes)")
@@ -170,11 +231,42 @@ class CompiledProgram:
                              f"one CUDA device; got {sorted(str(d) for d in devices)}")
         return [value.detach().contiguous() for value in values]
 
-    def __call__(self, *args):
-        values = self._arguments(args)
-        device = values[0].device if values else torch.device("cuda",
-                                                               torch.cuda.current_device())
-        addresses = [0] * len(self._buffers)
+    def _arguments(self, args: Sequence) -> List[torch.Tensor]:
+        values = self._state() + list(args)
+        if len(values) == len(self._signature) and values:
+            # The fast path: one pass of cheap comparisons, no messages.
+            device = values[0].device if isinstance(values[0], torch.Tensor) else None
+            if device is not None and device.type == "cuda" and all(
+                    isinstance(value, torch.Tensor) and value.dtype == dtype
+                    and value.shape == shape and value.device == device
+                    and value.is_contiguous()
+                    for value, (dtype, shape) in zip(values, self._signature)):
+                return values
+        return self._check(values, len(args))
+
+    def _on_device(self, device: torch.device) -> Tuple[List[int], List[torch.Tensor]]:
+        """The call's address template on ``device``: the constants uploaded
+        there once (from the bundle's data files, as cuda-agent-run uploads
+        them), every other address 0."""
+        state = self._device_state.get(device)
+        if state is None:
+            addresses = [0] * len(self._buffers)
+            constants = []
+            for index in self._constant_indices:
+                buffer = self._buffers[index]
+                if not buffer.bytes:
+                    continue
+                data = bytearray(self._program.constant_data(index))
+                tensor = torch.frombuffer(data, dtype=torch.uint8).to(device)
+                constants.append(tensor.view(buffer.dtype).view(buffer.shape))
+                addresses[index] = tensor.data_ptr()
+            state = self._device_state[device] = (addresses, constants)
+        return state
+
+    def _launch(self, values: List[torch.Tensor], device: torch.device):
+        """Outputs and a zeroed workspace from torch's allocator, the plan's
+        launches enqueued on the current stream; returns the outputs."""
+        addresses = list(self._on_device(device)[0])
         for value, index in zip(values, self._input_indices):
             addresses[index] = value.data_ptr()
         results = []
@@ -188,14 +280,65 @@ class CompiledProgram:
             # Plans expect zeroed temporaries (the runner's contract).
             workspace = torch.zeros(self._workspace_bytes, dtype=torch.uint8,
                                     device=device)
+            base = workspace.data_ptr()
             for index, offset in self._temps:
-                addresses[index] = workspace.data_ptr() + offset
+                addresses[index] = base + offset
         stream = torch.cuda.current_stream(device)
-        with torch.cuda.device(device):
-            self._program.enqueue(device.index or 0, addresses, stream.cuda_stream)
+        self._program.enqueue(device.index or 0, addresses, stream.cuda_stream)
         # The workspace goes back to torch's stream-ordered allocator: work
         # enqueued later on this stream is what may reuse it.
         del workspace
+        return results
+
+    def _capture(self, values: List[torch.Tensor], device: torch.device):
+        """A CUDA graph of the workspace's zeroing and the plan's launches at
+        these arguments' addresses, with outputs and a workspace of its own."""
+        addresses = list(self._on_device(device)[0])
+        for value, index in zip(values, self._input_indices):
+            addresses[index] = value.data_ptr()
+        results = []
+        for index in self._output_indices:
+            buffer = self._buffers[index]
+            results.append(torch.empty(buffer.shape, dtype=buffer.dtype, device=device))
+            addresses[index] = results[-1].data_ptr()
+        workspace = torch.empty(max(self._workspace_bytes, 1), dtype=torch.uint8,
+                                device=device)
+        for index, offset in self._temps:
+            addresses[index] = workspace.data_ptr() + offset
+        graph = torch.cuda.CUDAGraph()
+        stream = torch.cuda.Stream(device)
+        stream.wait_stream(torch.cuda.current_stream(device))
+        with torch.cuda.graph(graph, stream=stream):
+            if self._workspace_bytes:
+                workspace.zero_()
+            self._program.enqueue(device.index or 0, addresses, stream.cuda_stream)
+        torch.cuda.current_stream(device).wait_stream(stream)
+        return graph, results, workspace
+
+    def _replay(self, values: List[torch.Tensor], device: torch.device):
+        key = (device, tuple(value.data_ptr() for value in values))
+        entry = self._graphs.pop(key, None)
+        if entry is None:
+            if key not in self._launched:
+                # The first call at these addresses launches (and loads the
+                # kernels, which a capture may not); the second captures.
+                if len(self._launched) > 4 * _MAX_GRAPHS:
+                    self._launched.clear()
+                self._launched.add(key)
+                return self._launch(values, device)
+            entry = self._capture(values, device)
+        self._graphs[key] = entry  # most recently used last
+        while len(self._graphs) > _MAX_GRAPHS:
+            self._graphs.pop(next(iter(self._graphs)))
+        entry[0].replay()
+        return entry[1]
+
+    def __call__(self, *args):
+        values = self._arguments(args)
+        device = values[0].device if values else torch.device("cuda",
+                                                               torch.cuda.current_device())
+        results = (self._replay(values, device) if self.cuda_graph
+                   else self._launch(values, device))
         return results[0] if len(results) == 1 else tuple(results)
 
     def __repr__(self):

@@ -52,6 +52,13 @@ def example_inputs(device, seed=0):
             for s, k in zip(shapes, scale)]
 
 
+def _names(which: str) -> List[str]:
+    """The modules of a set: ``small`` (models.MODELS, CI's sizes), ``large``
+    (models.LARGE, KernelBench's sizes) or ``all``."""
+    small, large = sorted(models.MODELS), sorted(models.LARGE)
+    return {"small": small, "large": large, "all": small + large}[which]
+
+
 def _compile(args) -> int:
     from . import _program
 
@@ -62,7 +69,7 @@ def _compile(args) -> int:
         key, _, value = extra.partition("=")
         options[key] = value
     failures = 0
-    names = sorted(models.MODELS) if args.only is None else \
+    names = _names(args.set) if args.only is None else \
         [n for n in args.only if n != "none"]
     for name in names:
         model, inputs = models.make(name)
@@ -122,7 +129,7 @@ def _max_error(result, expected) -> float:
 
 def _entries(directory: Path):
     """(name, program dir, model or None, inputs, eager callable)."""
-    for name in sorted(models.MODELS):
+    for name in _names("all"):
         if (directory / name).is_dir():
             model, inputs = models.make(name, device="cuda", seed=1)
             yield name, directory / name, model, inputs, model
@@ -159,6 +166,16 @@ def _run(args) -> int:
                 row["correct"] = _close(result, expected, OUR_TOLERANCE.get(dtype, 1e-4))
                 row["eager_us"] = timer(lambda: eager(*inputs), args.runs)
                 row["ours_us"] = timer(lambda: program(*inputs), args.runs)
+                # The same program replayed as a CUDA graph (static shapes and
+                # addresses): what the host's per-call work costs.
+                graphed = _program.load(program_dir, module=model)
+                graphed.cuda_graph = True
+                for _ in range(3):
+                    replayed = graphed(*inputs)
+                torch.cuda.synchronize()
+                row["graph_correct"] = _close(replayed, expected, KERNELBENCH_TOLERANCE)
+                row["graph_us"] = timer(lambda: graphed(*inputs), args.runs)
+                del graphed, replayed
                 if args.torch_compile and time.monotonic() < deadline:
                     compiled = torch.compile(eager)
                     compiled(*inputs)
@@ -177,20 +194,25 @@ def _run(args) -> int:
 
 
 def _summarize(rows: List[Dict]) -> Dict:
+    """fast_0 / fast_1 and the geomean speedup of the program's call
+    (``ours``) and of its CUDA-graph replay (``graph``) against eager and
+    torch.compile; speedups of correct rows only (KernelBench's rule)."""
     summary = {}
-    for baseline in ("eager", "compile"):
-        key = f"{baseline}_us"
-        timed = [r for r in rows if key in r and "ours_us" in r]
-        if not timed:
-            continue
-        speedups = [r[key] / r["ours_us"] for r in timed if r.get("correct_kernelbench")]
-        summary[baseline] = {
-            "fast_0": sum(1 for r in rows if r.get("correct_kernelbench")) / len(rows),
-            "fast_1": sum(1 for r in timed if r.get("correct_kernelbench")
-                          and r[key] / r["ours_us"] > 1.0) / len(rows),
-            "geomean_speedup": (math.exp(sum(math.log(s) for s in speedups) / len(speedups))
-                                if speedups else None),
-        }
+    for ours, correct in (("ours", "correct_kernelbench"), ("graph", "graph_correct")):
+        for baseline in ("eager", "compile"):
+            key, mine = f"{baseline}_us", f"{ours}_us"
+            timed = [r for r in rows if key in r and mine in r]
+            if not timed:
+                continue
+            good = [r for r in timed if r.get("correct_kernelbench") and r.get(correct)]
+            speedups = [r[key] / r[mine] for r in good]
+            summary[f"{ours} vs {baseline}"] = {
+                "fast_0": sum(1 for r in rows if r.get("correct_kernelbench")
+                              and r.get(correct, True)) / len(rows),
+                "fast_1": sum(1 for s in speedups if s > 1.0) / len(rows),
+                "geomean_speedup": (math.exp(sum(math.log(s) for s in speedups)
+                                             / len(speedups)) if speedups else None),
+            }
     return summary
 
 
@@ -202,23 +224,30 @@ def _markdown(report: Dict) -> str:
     lines = [f"Device: {report['device']}, torch {report['torch']}, median of "
              f"{report['runs']} runs, L2 flushed before each.", "",
              "| module | correct (ours / KernelBench) | max abs err | eager us | "
-             "torch.compile us | ours us | vs eager | vs compile | regions |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "torch.compile us | ours us | ours as CUDA graph us | vs eager | "
+             "vs compile | graph vs eager | graph vs compile | regions |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
         if "error" in r:
-            lines.append(f"| {r['name']} | error: {r['error'][:80]} | | | | | | | |")
+            lines.append(f"| {r['name']} | error: {r['error'][:80]} |" + " |" * 10)
             continue
-        ours = r.get("ours_us")
-        vs = lambda key: _fmt(r[key] / ours, 2) + "x" if ours and key in r else "-"
+
+        def vs(key, mine):
+            return (_fmt(r[key] / r[mine], 2) + "x"
+                    if r.get(mine) and key in r else "-")
+
         regions = r.get("regions") or []
         lines.append(
             f"| {r['name']} | {r.get('correct')} / {r.get('correct_kernelbench')} | "
             f"{r.get('max_abs_error', 0):.2e} | {_fmt(r.get('eager_us'))} | "
-            f"{_fmt(r.get('compile_us'))} | {_fmt(ours)} | {vs('eager_us')} | "
-            f"{vs('compile_us')} | {regions.count('spliced')}/{len(regions)} spliced |")
+            f"{_fmt(r.get('compile_us'))} | {_fmt(r.get('ours_us'))} | "
+            f"{_fmt(r.get('graph_us'))} | {vs('eager_us', 'ours_us')} | "
+            f"{vs('compile_us', 'ours_us')} | {vs('eager_us', 'graph_us')} | "
+            f"{vs('compile_us', 'graph_us')} | "
+            f"{regions.count('spliced')}/{len(regions)} spliced |")
     lines.append("")
-    for baseline, s in report["summary"].items():
-        lines.append(f"- against {baseline}: fast_0 {s['fast_0']:.2f}, fast_1 "
+    for what, s in report["summary"].items():
+        lines.append(f"- {what}: fast_0 {s['fast_0']:.2f}, fast_1 "
                      f"{s['fast_1']:.2f}, geomean speedup {_fmt(s['geomean_speedup'], 2)}x")
     return "\n".join(lines) + "\n"
 
@@ -233,13 +262,18 @@ def _chart(report: Dict, path: Path) -> None:
         return
     rows = [r for r in report["rows"] if "ours_us" in r]
     names = [r["name"] for r in rows]
-    fig, ax = plt.subplots(figsize=(max(6, len(rows) * 1.1), 4))
-    width = 0.4
-    for offset, key, label in ((-width / 2, "eager_us", "vs eager"),
-                               (width / 2, "compile_us", "vs torch.compile")):
-        values = [r[key] / r["ours_us"] if key in r else 0 for r in rows]
-        ax.bar([i + offset for i in range(len(rows))], values, width, label=label)
+    fig, ax = plt.subplots(figsize=(max(6, len(rows) * 1.1), 4.5))
+    width = 0.2
+    bars = (("eager_us", "ours_us", "vs eager"),
+            ("compile_us", "ours_us", "vs torch.compile"),
+            ("eager_us", "graph_us", "as CUDA graph, vs eager"),
+            ("compile_us", "graph_us", "as CUDA graph, vs torch.compile"))
+    for number, (key, mine, label) in enumerate(bars):
+        values = [r[key] / r[mine] if key in r and r.get(mine) else 0 for r in rows]
+        ax.bar([i + (number - 1.5) * width for i in range(len(rows))], values, width,
+               label=label)
     ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
     ax.set_xticks(range(len(rows)), names, rotation=30, ha="right")
     ax.set_ylabel("speedup of cuda_agent (x)")
     ax.set_title(f"cuda_agent vs PyTorch on {report['device']}")
@@ -259,6 +293,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     compile_step.add_argument("--db")
     compile_step.add_argument("--option", action="append",
                               help="another --agent-lower option, KEY=VALUE")
+    compile_step.add_argument("--set", choices=("small", "large", "all"), default="small",
+                              help="which modules: CI's sizes (small), KernelBench's "
+                                   "(large) or both")
     compile_step.add_argument("--only", action="append",
                               help="one module (repeatable); --only none: no module")
     compile_step.add_argument("--example", metavar="NAME",

@@ -3,7 +3,9 @@
 
 Each entry of ``MODELS`` is ``name -> (make_model, get_inputs)``; inputs are
 made on ``device`` with the shapes given here (small, so that export and the
-CPU-only tests stay fast).
+CPU-only tests stay fast). ``LARGE`` holds the same kinds of module at
+KernelBench's sizes (``kb_`` names: hundreds of MB per module, for the GPU
+bench; ``make()`` finds both).
 """
 
 from __future__ import annotations
@@ -38,9 +40,9 @@ class LayerNorm(nn.Module):
 
 
 class ConvRelu(nn.Module):
-    def __init__(self):
+    def __init__(self, channels=8, filters=16):
         super().__init__()
-        self.conv = nn.Conv2d(8, 16, 3, padding=1)
+        self.conv = nn.Conv2d(channels, filters, 3, padding=1)
 
     def forward(self, x):
         return torch.relu(self.conv(x))
@@ -143,9 +145,24 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
 }
 
 
+#: KernelBench-sized modules (level 1 and 2 shapes): the bench's "large" set.
+LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
+    # KernelBench level 2 Gemm + ReLU at its current size: 1024x8192 @ 8192x8192.
+    "kb_linear_relu": (lambda: LinearRelu(8192, 8192), [_randn(1024, 8192)]),
+    "kb_softmax": (Softmax, [_randn(4096, 16384)]),
+    "kb_layer_norm": (lambda: LayerNorm(8192), [_randn(4096, 8192)]),
+    "kb_gelu": (Gelu, [_randn(4096, 16384)]),
+    # KernelBench's conv 3x3 64 -> 128 over 128x128 images, at a quarter of its batch.
+    "kb_conv2d_relu": (lambda: ConvRelu(64, 128), [_randn(32, 64, 128, 128)]),
+    # A GPT-2 medium MLP block over 2048 tokens: 1024 -> 4096 -> 1024.
+    "kb_mlp_block": (lambda: MLPBlock(1024, 4096), [_randn(2048, 1024)]),
+}
+
+
 def make(name: str, device="cpu", seed: int = 0):
-    """``(model, inputs)`` for MODELS[name], seeded, in eval mode, on device."""
-    make_model, inputs = MODELS[name]
+    """``(model, inputs)`` for MODELS[name] or LARGE[name], seeded, in eval
+    mode, on device."""
+    make_model, inputs = MODELS[name] if name in MODELS else LARGE[name]
     torch.manual_seed(seed)
     model = make_model().eval().to(device)
     return model, [make_input(device) for make_input in inputs]

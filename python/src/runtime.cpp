@@ -2,10 +2,11 @@
 //
 // The package's native extension (nanobind). It reads and validates a
 // whole-program bundle with the runner's own plan parser (no GPU needed, so
-// the signature checks work anywhere) and runs it with PlanExecutor on device
-// addresses and a stream that the Python side takes from torch tensors and
-// torch's current stream. It needs no MLIR and no LLVM: the CUDA driver is
-// dlopen'ed on the first run.
+// the signature checks work anywhere), hands out its constants' bytes (the
+// weights, uploaded once per device by the Python side) and runs it with
+// PlanExecutor on device addresses and a stream that the Python side takes
+// from torch tensors and torch's current stream. It needs no MLIR and no
+// LLVM: the CUDA driver is dlopen'ed on the first run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +44,16 @@ public:
     return list;
   }
 
+  /// The bytes of constant buffer `index` (a program's weights, from the
+  /// bundle's data file), for the caller to upload once per device as
+  /// cuda-agent-run does.
+  nb::bytes constantData(size_t index) const {
+    if (index >= plan.buffers.size() || plan.buffers[index].role != Role::Constant)
+      throw nb::index_error("not a constant buffer");
+    const std::vector<uint8_t> &data = plan.buffers[index].data;
+    return nb::bytes(reinterpret_cast<const char *>(data.data()), data.size());
+  }
+
   size_t numSteps() const { return plan.launches.size(); }
   std::string chip() const { return plan.chip; }
 
@@ -75,6 +86,8 @@ NB_MODULE(_runtime, m) {
            "Reads and validates BUNDLE/plan.json and the objects it names.")
       .def_prop_ro("buffers", &Program::buffers,
                    "Per buffer: name, shape, dtype, role, bytes.")
+      .def("constant_data", &Program::constantData, nb::arg("index"),
+           "The bytes of constant buffer INDEX (its data file's contents).")
       .def_prop_ro("num_steps", &Program::numSteps)
       .def_prop_ro("chip", &Program::chip)
       .def("enqueue", &Program::enqueue, nb::arg("device"), nb::arg("addresses"),

@@ -11,7 +11,8 @@ from cuda_agent import bench
 def _rows():
     return [
         {"name": "a", "correct": True, "correct_kernelbench": True, "eager_us": 20.0,
-         "compile_us": 10.0, "ours_us": 10.0, "regions": ["spliced"]},
+         "compile_us": 10.0, "ours_us": 10.0, "graph_us": 5.0, "graph_correct": True,
+         "regions": ["spliced"]},
         {"name": "b", "correct": False, "correct_kernelbench": True, "eager_us": 10.0,
          "compile_us": 40.0, "ours_us": 20.0, "regions": ["default", "spliced"]},
         {"name": "c", "correct": False, "correct_kernelbench": False, "eager_us": 10.0,
@@ -23,20 +24,25 @@ def _rows():
 def test_fast_p_counts_correct_and_faster_over_all_modules():
     summary = bench._summarize(_rows())
     # fast_0: correct (KernelBench's tolerance) among all four; fast_1: also faster.
-    assert summary["eager"]["fast_0"] == 0.5
-    assert summary["eager"]["fast_1"] == 0.25          # only a: 2x; b is 0.5x
-    assert summary["eager"]["geomean_speedup"] == pytest.approx(1.0)   # sqrt(2 * 0.5)
-    assert summary["compile"]["fast_1"] == 0.25        # only b: 2x; a is 1.0x
-    assert summary["compile"]["geomean_speedup"] == pytest.approx(2 ** 0.5)
+    assert summary["ours vs eager"]["fast_0"] == 0.5
+    assert summary["ours vs eager"]["fast_1"] == 0.25          # only a: 2x; b is 0.5x
+    assert summary["ours vs eager"]["geomean_speedup"] == pytest.approx(1.0)   # sqrt(2 * 0.5)
+    assert summary["ours vs compile"]["fast_1"] == 0.25        # only b: 2x; a is 1.0x
+    assert summary["ours vs compile"]["geomean_speedup"] == pytest.approx(2 ** 0.5)
+    # The CUDA-graph replay: timed for a only (4x eager, 2x torch.compile).
+    assert summary["graph vs eager"]["fast_1"] == 0.25
+    assert summary["graph vs eager"]["geomean_speedup"] == pytest.approx(4.0)
+    assert summary["graph vs compile"]["geomean_speedup"] == pytest.approx(2.0)
 
 
 def test_markdown_and_chart(tmp_path):
     report = {"device": "test GPU", "torch": "x", "runs": 5, "rows": _rows(),
               "summary": bench._summarize(_rows())}
     text = bench._markdown(report)
-    assert "| a | True / True |" in text and "2.00x | 1.00x | 1/1 spliced |" in text
+    assert "| a | True / True |" in text
+    assert "| 10.0 | 5.0 | 2.00x | 1.00x | 4.00x | 2.00x | 1/1 spliced |" in text
     assert "| d | error: RuntimeError: no plan |" in text
-    assert "against eager: fast_0 0.50, fast_1 0.25, geomean speedup 1.00x" in text
+    assert "ours vs eager: fast_0 0.50, fast_1 0.25, geomean speedup 1.00x" in text
     pytest.importorskip("matplotlib")
     bench._chart(report, tmp_path / "bench.png")
     assert (tmp_path / "bench.png").stat().st_size > 1000

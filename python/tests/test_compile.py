@@ -109,3 +109,21 @@ def test_every_module_compiles_to_a_whole_program(name, empty_db, tmp_path):
         expected = model(*inputs)
     assert program.outputs == [(expected.dtype, tuple(expected.shape))]
     assert program.report["regions"], "nothing was outlined"
+
+
+def test_params_constants_freezes_the_weights_into_constant_buffers(empty_db, tmp_path):
+    model, inputs = models.make("linear_relu")
+    program = cuda_agent.compile(model, *inputs, params="constants", verify="db",
+                                 db=str(empty_db), work_dir=tmp_path, quiet=True)
+    assert program.state_names == [] and program.inputs == [(torch.float32, (128, 256))]
+    constants = program.constants
+    assert sorted(shape for _, _, shape in constants) == [(512,), (512, 256)]
+    # The bytes the runtime uploads are the module's weights.
+    by_shape = {tuple(t.shape): t for t in model.state_dict().values()}
+    for index in program._constant_indices:
+        buffer = program._buffers[index]
+        data = bytearray(program._program.constant_data(index))
+        value = torch.frombuffer(data, dtype=torch.uint8).view(buffer.dtype).view(buffer.shape)
+        assert torch.equal(value, by_shape[buffer.shape])
+    with pytest.raises(IndexError):
+        program._program.constant_data(program._input_indices[0])

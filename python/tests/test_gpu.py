@@ -64,3 +64,59 @@ def test_backend_runs_compiled_graphs(empty_db, tmp_path):
             expected = model(*inputs)
     torch.testing.assert_close(result, expected, rtol=1e-4, atol=1e-4)
     assert list(tmp_path.glob("graph*/program/plan.json"))
+
+
+def _constant_program(name, model, inputs, tmp_path):
+    """``name`` compiled with params="constants" (the weights inside the
+    bundle as constant buffers): staged with the state it froze, or compiled here."""
+    staged = os.environ.get("CUDA_AGENT_PROGRAMS")
+    if staged:
+        directory = Path(staged) / "_constants" / name
+        if not directory.is_dir():
+            pytest.skip(f"{name} was not staged with params=constants")
+        model.load_state_dict(torch.load(directory / "state.pt"))
+        return cuda_agent.load(directory)
+    pytest.importorskip("torch_mlir")
+    return cuda_agent.compile(model, *inputs, params="constants", work_dir=tmp_path,
+                              quiet=True)
+
+
+@pytest.mark.parametrize("name", ["linear_relu", "mlp_block"])
+def test_constant_buffers_are_uploaded(name, tmp_path):
+    model, inputs = models.make(name, device="cuda")
+    program = _constant_program(name, model, inputs, tmp_path)
+    assert program.constants and not program.state_names
+    with torch.no_grad():
+        expected = model(*inputs)
+        first = program(*inputs)
+        second = program(*inputs)  # the constants were uploaded once
+    torch.testing.assert_close(first, expected, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(second, expected, rtol=1e-4, atol=1e-4)
+    assert list(program._device_state) == [inputs[0].device]
+    # What went up is the bundle's data, bit for bit.
+    for index, tensor in zip((i for i in program._constant_indices
+                              if program._buffers[i].bytes),
+                             program._device_state[inputs[0].device][1]):
+        assert tensor.cpu().view(torch.uint8).flatten().numpy().tobytes() == \
+            program._program.constant_data(index)
+
+
+@pytest.mark.parametrize("name", ["mlp_block", "softmax"])
+def test_cuda_graph_replays_match_eager(name, tmp_path):
+    model, inputs = models.make(name, device="cuda")
+    program = _program(name, model, inputs, tmp_path)
+    program.cuda_graph = True
+    with torch.no_grad():
+        expected = model(*inputs)
+        results = [program(*inputs).clone() for _ in range(3)]  # launch, capture, replay
+        assert len(program._graphs) == 1
+        for result in results:
+            torch.testing.assert_close(result, expected, rtol=1e-4, atol=1e-4)
+        # New values at the same addresses: the replay reads them.
+        inputs[0].mul_(0.5)
+        torch.testing.assert_close(program(*inputs), model(*inputs), rtol=1e-4, atol=1e-4)
+        # Other addresses: a plain launch first, then a graph of their own.
+        other = [i.clone() for i in inputs]
+        for _ in range(2):
+            torch.testing.assert_close(program(*other), model(*other), rtol=1e-4, atol=1e-4)
+        assert len(program._graphs) == 2
