@@ -308,7 +308,9 @@ class CompiledProgram:
         graph = torch.cuda.CUDAGraph()
         stream = torch.cuda.Stream(device)
         stream.wait_stream(torch.cuda.current_stream(device))
-        with torch.cuda.graph(graph, stream=stream):
+        # "relaxed": the enqueue makes the plan's context current, which the
+        # stricter modes may refuse while a stream captures.
+        with torch.cuda.graph(graph, stream=stream, capture_error_mode="relaxed"):
             if self._workspace_bytes:
                 workspace.zero_()
             self._program.enqueue(device.index or 0, addresses, stream.cuda_stream)

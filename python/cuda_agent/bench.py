@@ -168,14 +168,18 @@ def _run(args) -> int:
                 row["ours_us"] = timer(lambda: program(*inputs), args.runs)
                 # The same program replayed as a CUDA graph (static shapes and
                 # addresses): what the host's per-call work costs.
-                graphed = _program.load(program_dir, module=model)
-                graphed.cuda_graph = True
-                for _ in range(3):
-                    replayed = graphed(*inputs)
-                torch.cuda.synchronize()
-                row["graph_correct"] = _close(replayed, expected, KERNELBENCH_TOLERANCE)
-                row["graph_us"] = timer(lambda: graphed(*inputs), args.runs)
-                del graphed, replayed
+                try:
+                    graphed = _program.load(program_dir, module=model)
+                    graphed.cuda_graph = True
+                    for _ in range(3):
+                        replayed = graphed(*inputs)
+                    torch.cuda.synchronize()
+                    row["graph_correct"] = _close(replayed, expected,
+                                                  KERNELBENCH_TOLERANCE)
+                    row["graph_us"] = timer(lambda: graphed(*inputs), args.runs)
+                    del graphed, replayed
+                except Exception as error:
+                    row["graph_error"] = f"{type(error).__name__}: {error}"
                 if args.torch_compile and time.monotonic() < deadline:
                     compiled = torch.compile(eager)
                     compiled(*inputs)

@@ -81,7 +81,7 @@ def _constant_program(name, model, inputs, tmp_path):
                               quiet=True)
 
 
-@pytest.mark.parametrize("name", ["linear_relu", "mlp_block"])
+@pytest.mark.parametrize("name", ["linear_relu", "gemm_relu_sum"])
 def test_constant_buffers_are_uploaded(name, tmp_path):
     model, inputs = models.make(name, device="cuda")
     program = _constant_program(name, model, inputs, tmp_path)
