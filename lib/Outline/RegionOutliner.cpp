@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/RegionOutliner.h"
+#include "cuda-agent/Outline/UnitDims.h"
 #include "cuda-agent/Outline/UnusedResults.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionHash.h"
@@ -704,6 +705,9 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     if (failed(decomposeAggregatedOps(func)))
       return failure();
     eraseUnusedLinalgResults(func);
+    if (failed(dropUnitDimsFromGenerics(func)))
+      return func->emitError("dropping the unit dimensions of its linalg "
+                             "generics failed");
     // Blocks that can hold regions: every block except linalg bodies.
     SmallVector<Block *> blocks;
     func.walk([&](Block *block) {
