@@ -18,13 +18,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MatmulTf32.h"
 #include "KernelText.h"
+#include "ProductTail.h"
 
 #include "llvm/Support/FormatVariadic.h"
-
-#include <cstdlib>
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -84,6 +81,17 @@ __device__ __forceinline__ void ca_mma_tf32(float *d, const unsigned *a, const u
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 )cuda";
+}
+
+std::string cuda_agent::builtin::tf32ChunkLoop(int chunks, int threads) {
+  std::string text = llvm::formatv("#pragma unroll\n"
+                                   "        for (int p = 0; p < {0}; ++p) {{\n"
+                                   "          const int e = tid + p * {1};\n",
+                                   (chunks + threads - 1) / threads, threads);
+  if (chunks % threads != 0)
+    text += "          if (e >= " + std::to_string(chunks) +
+            ")\n            break;\n";
+  return text;
 }
 
 std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
@@ -234,22 +242,11 @@ Tf32TileLoader copyLoader(const Contraction &c, const Tf32Tiling &t, bool isA,
     return loader;
   std::string at = "in" + std::to_string(arg.getArgNumber()) + " + " +
                    linearize(*idx, shapeOf(arg));
-  SmallVector<std::string> conds;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % t.bk != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  SmallVector<std::string> conds = tiles::edgeConds(extent, rows, c.K, t.bk);
   std::string base = "in" + std::to_string(arg.getArgNumber());
   std::string first = isA ? "m0" : "n0";
   loader.writeLoad = [=](StringRef tile, StringRef k0) {
-    std::string text = llvm::formatv(
-        "#pragma unroll\n"
-        "        for (int p = 0; p < {0}; ++p) {{\n"
-        "          const int e = tid + p * {1};\n",
-        (chunks + threads - 1) / threads, threads);
-    if (chunks % threads != 0)
-      text += "          if (e >= " + std::to_string(chunks) +
-              ")\n            break;\n";
+    std::string text = tf32ChunkLoop(chunks, threads);
     std::string line = "e / " + std::to_string(chunksPerLine);
     std::string along =
         "(e % " + std::to_string(chunksPerLine) + ") * " + std::to_string(width);
@@ -289,11 +286,7 @@ Tf32TileLoader storeLoader(const LinalgRegion &region, const Contraction &c,
   int64_t extent = isA ? c.M : c.N;
   int count = rows * t.bk, threads = t.threads();
   int ld = tf32TileStride(t, isA, kMajor);
-  SmallVector<std::string> conds;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % t.bk != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  SmallVector<std::string> conds = tiles::edgeConds(extent, rows, c.K, t.bk);
   std::string first = isA ? "m0" : "n0";
   std::string inner = *body + "            x = " + value + ";\n";
   loader.writeLoad = [=](StringRef tile, StringRef k0) {
@@ -358,26 +351,10 @@ FailureOr<Variant> writeTf32(const LinalgRegion &region, const Contraction &c,
   std::string init =
       c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f";
   src += writeTf32Mainloop(t, a, b, c.K, init, split);
-  FailureOr<std::string> epilogue =
-      writeEpilogue(region, c, "acc[i][j][q]", counter, why);
-  if (failed(epilogue))
-    return failure();
-  src += tiles::mmaStoreLoop(t.mmaTiling(), c.M, c.N);
-  src += *epilogue + tiles::mmaStoreEnd().str();
-  Launch launch{name,
-                {(c.N + t.bn - 1) / t.bn, (c.M + t.bm - 1) / t.bm, c.batches},
-                {threads, 1, 1},
-                tf32SharedBytes(t, a.kMajor, b.kMajor)};
-  if (launch.grid[1] > 65535) {
-    why = "more than 65535 row tiles";
-    return failure();
-  }
-  return Variant{llvm::formatv("{0}-{1}x{2}x{3}-s{4}-w{5}x{6}",
-                               split == Tf32Split::Three ? "3xtf32" : "tf32",
-                               t.bm, t.bn, t.bk, t.stages, t.warpsM, t.warpsN)
-                     .str(),
-                 src,
-                 {launch}};
+  return closeProduct({name, c.M, c.N, c.batches}, t, split,
+                      tf32SharedBytes(t, a.kMajor, b.kMajor), std::move(src),
+                      writeEpilogue(region, c, "acc[i][j][q]", counter, why),
+                      why);
 }
 
 } // namespace
@@ -388,17 +365,15 @@ void cuda_agent::builtin::addTf32Variants(const LinalgRegion &region,
                                           bool allowTf32, VariantList &list) {
   if (!elementOf(c.a).isF32() || !elementOf(c.b).isF32())
     return;
-  const char *chip = target.chip;
-  if (std::strncmp(chip, "sm_", 3) != 0 || std::atoi(chip + 3) < 80)
+  if (!isSm80OrLater(target))
     return;
   // 128 x 128 (warp tiles 64 x 32) and 128 x 256 (64 x 64) for products
   // that fill the device, 64 x 64 (32 x 32) for those that do not.
-  SmallVector<Tf32Tiling> tilings = {{128, 128, 16, 3, 2, 4},
-                                     {128, 256, 16, 3, 2, 4},
-                                     {64, 64, 16, 4, 2, 2}};
-  int64_t bigTiles = (c.M + 127) / 128 * ((c.N + 127) / 128) * c.batches;
-  if (bigTiles < target.smCount)
-    std::reverse(tilings.begin(), tilings.end());
+  SmallVector<Tf32Tiling> tilings =
+      bestFirst<Tf32Tiling>({{128, 128, 16, 3, 2, 4},
+                             {128, 256, 16, 3, 2, 4},
+                             {64, 64, 16, 4, 2, 2}},
+                            hasFewBigTiles(c.M, c.N, c.batches, target));
   std::string reason;
   if (allowTf32)
     for (const Tf32Tiling &t : ArrayRef(tilings).take_front(2))

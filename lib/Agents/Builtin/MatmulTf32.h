@@ -67,6 +67,10 @@ int64_t tf32SharedBytes(const Tf32Tiling &t, bool aKMajor, bool bKMajor);
 /// mma.sync m16n8k8 on TF32), for a kernel's source before the kernel.
 StringRef getTf32Helpers();
 
+/// The loop of a loader over `chunks` copies, `threads` at a time: each
+/// thread's copy `e` (the loop's body and its closing brace follow).
+std::string tf32ChunkLoop(int chunks, int threads);
+
 /// The kernel body from its shared tiles to the end of the reduction over
 /// `k` reduced indices: declares `tid`, `lane`, `warp`, `g` (lane / 4),
 /// `tig` (lane % 4), the warp's first row `wm` and column `wn` in the block
