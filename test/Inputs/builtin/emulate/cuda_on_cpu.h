@@ -124,3 +124,24 @@ inline void ca_mma_tf32(float *d, const unsigned *a, const unsigned *b) {
   }
   __syncthreads();
 }
+
+/// Runs `kernel` over a grid, a block at a time, a std::thread per thread.
+template <class Kernel> void launch(int gx, int gy, int gz, int threadCount, Kernel kernel) {
+  blockDim = {threadCount, 1, 1};
+  gridDim = {gx, gy, gz};
+  for (int bz = 0; bz < gz; ++bz)
+    for (int by = 0; by < gy; ++by)
+      for (int bx = 0; bx < gx; ++bx) {
+        std::barrier<> barrier(threadCount);
+        blockBarrier = &barrier;
+        std::vector<std::thread> threads;
+        for (int t = 0; t < threadCount; ++t)
+          threads.emplace_back([&, t] {
+            threadIdx = {t, 0, 0};
+            blockIdx = {bx, by, bz};
+            kernel();
+          });
+        for (auto &t : threads)
+          t.join();
+      }
+}

@@ -14,27 +14,6 @@ template <> float make<float>(float x) { return x; }
 template <> __half make<__half>(float x) { return __float2half_rn(x); }
 template <> __nv_bfloat16 make<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
-/// Runs `kernel` over a grid, a block at a time, a std::thread per thread.
-template <class Kernel> void launch(int gx, int gy, int gz, int threadCount, Kernel kernel) {
-  blockDim = {threadCount, 1, 1};
-  gridDim = {gx, gy, gz};
-  for (int bz = 0; bz < gz; ++bz)
-    for (int by = 0; by < gy; ++by)
-      for (int bx = 0; bx < gx; ++bx) {
-        std::barrier<> barrier(threadCount);
-        blockBarrier = &barrier;
-        std::vector<std::thread> threads;
-        for (int t = 0; t < threadCount; ++t)
-          threads.emplace_back([&, t] {
-            threadIdx = {t, 0, 0};
-            blockIdx = {bx, by, bz};
-            kernel();
-          });
-        for (auto &t : threads)
-          t.join();
-      }
-}
-
 int main() {
   const long long M = CASE_M, N = CASE_N, K = CASE_K, BATCH = CASE_BATCH;
   std::vector<TA> A(BATCH * M * K);
