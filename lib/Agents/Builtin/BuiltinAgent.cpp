@@ -72,7 +72,7 @@ cuda_agent::builtin::writeVariants(const LinalgRegion &region,
         list.why = reason;
       continue;
     }
-    strategy->addVariantsFor(region, target, precision, list);
+    strategy->addVariants(region, target, precision, list);
   }
   why = list.variants.empty() ? list.why : "";
   return std::move(list.variants);

@@ -27,14 +27,10 @@
 
 #include "ElementEvaluator.h"
 #include "KernelText.h"
-#include "Matmul.h"
-#include "MatmulTf32.h"
+#include "ProductTail.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
-
-#include <cstdlib>
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -222,6 +218,32 @@ std::string splitLoops(const ConvProduct &c, StringRef m, StringRef n,
   return text;
 }
 
+/// The operand's indices of `map` at the loop indices `loop`.
+FailureOr<SmallVector<std::string>>
+renderMap(AffineMap map, ArrayRef<std::string> loop, std::string &why) {
+  SmallVector<std::string> idx;
+  for (AffineExpr e : map.getResults()) {
+    FailureOr<std::string> index = renderExpr(e, loop, why);
+    if (failed(index))
+      return failure();
+    idx.push_back(*index);
+  }
+  return idx;
+}
+
+/// The index of the input (`isA`) or the filter at a tile element (row
+/// `r`, reduced index `k`), the statements splitting them appended to
+/// `body`.
+FailureOr<SmallVector<std::string>> tileElementIndex(const ConvProduct &c,
+                                                     bool isA,
+                                                     std::string &body,
+                                                     std::string &why) {
+  SmallVector<std::string> loop;
+  body += isA ? splitLoops(c, "r", "", "k", loop)
+              : splitLoops(c, "", "r", "k", loop);
+  return renderMap(isA ? c.mapIn : c.mapFilter, loop, why);
+}
+
 /// Whether the tile of the input (`isA`) or the filter is filled along k:
 /// when the operand's innermost index holds only reduced loops (NHWC's
 /// channel, FCHW's tap), else along the rows.
@@ -241,18 +263,13 @@ FailureOr<std::string> writeConvTileLoad(const LinalgRegion &region,
                                          StringRef store, unsigned &counter,
                                          std::string &why) {
   Value operand = isA ? c.input : c.filter;
-  AffineMap map = isA ? c.mapIn : c.mapFilter;
   bool kFast = fillsAlongK(c, isA);
-  SmallVector<std::string> loop;
-  std::string body = isA ? splitLoops(c, "r", "", "k", loop)
-                         : splitLoops(c, "", "r", "k", loop);
-  SmallVector<std::string> idx;
-  for (AffineExpr e : map.getResults()) {
-    FailureOr<std::string> index = renderExpr(e, loop, why);
-    if (failed(index))
-      return failure();
-    idx.push_back(*index);
-  }
+  std::string body;
+  FailureOr<SmallVector<std::string>> index =
+      tileElementIndex(c, isA, body, why);
+  if (failed(index))
+    return failure();
+  SmallVector<std::string> idx = std::move(*index);
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
@@ -261,12 +278,8 @@ FailureOr<std::string> writeConvTileLoad(const LinalgRegion &region,
   FailureOr<std::string> value = eval.valueAt(operand, idx, why);
   if (failed(value))
     return failure();
-  SmallVector<std::string> conds;
-  int64_t extent = isA ? c.M : c.N;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % bk != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  SmallVector<std::string> conds =
+      tiles::edgeConds(isA ? c.M : c.N, rows, c.K, bk);
   return tiles::loadLoop(rows, bk, threads, kFast, isA ? "m0" : "n0", conds,
                          body + "        x = " + *value + ";\n", store);
 }
@@ -292,17 +305,6 @@ FailureOr<std::string> writeConvEpilogue(const LinalgRegion &region,
 std::string accumulatorInit(const LinalgRegion &region, const ConvProduct &c) {
   auto it = region.splats.find(c.init);
   return it == region.splats.end() ? "0.0f" : it->second;
-}
-
-FailureOr<Launch> gridOf(const ConvProduct &c, int bm, int bn, int threads,
-                         std::string &why) {
-  Launch launch{"conv", {(c.N + bn - 1) / bn, (c.M + bm - 1) / bm, 1},
-                {threads, 1, 1}};
-  if (launch.grid[1] > 65535) {
-    why = "more than 65535 row tiles";
-    return failure();
-  }
-  return launch;
 }
 
 /// Depthwise and grouped convolutions, memory-bound: a thread per output
@@ -349,14 +351,10 @@ FailureOr<Variant> writeConvDirect(const LinalgRegion &region,
   SmallVector<std::string> values;
   for (auto [operand, map] :
        {std::pair(c.input, c.mapIn), std::pair(c.filter, c.mapFilter)}) {
-    SmallVector<std::string> idx;
-    for (AffineExpr e : map.getResults()) {
-      FailureOr<std::string> index = renderExpr(e, loop, why);
-      if (failed(index))
-        return failure();
-      idx.push_back(*index);
-    }
-    FailureOr<std::string> value = eval.valueAt(operand, idx, why);
+    FailureOr<SmallVector<std::string>> idx = renderMap(map, loop, why);
+    if (failed(idx))
+      return failure();
+    FailureOr<std::string> value = eval.valueAt(operand, *idx, why);
     if (failed(value))
       return failure();
     values.push_back(*value);
@@ -424,20 +422,9 @@ FailureOr<Variant> writeConvSimt(const LinalgRegion &region,
              .str() +
          prefetch + "    }\n";
   src += tiles::simtProducts(t);
-  FailureOr<std::string> epilogue =
-      writeConvEpilogue(region, c, "acc[i][j]", counter, why);
-  if (failed(epilogue))
-    return failure();
-  src += tiles::simtStoreLoop(t, c.M, c.N);
-  src += *epilogue + tiles::simtStoreEnd().str();
-  FailureOr<Launch> launch = gridOf(c, t.bm, t.bn, t.threads(), why);
-  if (failed(launch))
-    return failure();
-  return Variant{llvm::formatv("simt-{0}x{1}x{2}-t{3}x{4}", t.bm, t.bn, t.bk,
-                               t.tm, t.tn)
-                     .str(),
-                 src,
-                 {*launch}};
+  return closeProduct({"conv", c.M, c.N}, t, std::move(src),
+                      writeConvEpilogue(region, c, "acc[i][j]", counter, why),
+                      why);
 }
 
 FailureOr<Variant> writeConvMma(const LinalgRegion &region,
@@ -461,20 +448,9 @@ FailureOr<Variant> writeConvMma(const LinalgRegion &region,
     src += *load;
   }
   src += tiles::mmaProducts(t, type.isBF16() ? "bf16" : "f16");
-  FailureOr<std::string> epilogue =
-      writeConvEpilogue(region, c, "acc[i][j][q]", counter, why);
-  if (failed(epilogue))
-    return failure();
-  src += tiles::mmaStoreLoop(t, c.M, c.N);
-  src += *epilogue + tiles::mmaStoreEnd().str();
-  FailureOr<Launch> launch = gridOf(c, t.bm, t.bn, t.threads(), why);
-  if (failed(launch))
-    return failure();
-  return Variant{llvm::formatv("mma-{0}x{1}x{2}-w{3}x{4}", t.bm, t.bn, t.bk,
-                               t.warpsM, t.warpsN)
-                     .str(),
-                 src,
-                 {*launch}};
+  return closeProduct(
+      {"conv", c.M, c.N}, t, std::move(src),
+      writeConvEpilogue(region, c, "acc[i][j][q]", counter, why), why);
 }
 
 /// The elements one cp.async of the operand (`isA`: the input) copies: 4 or
@@ -518,7 +494,6 @@ FailureOr<Tf32TileLoader> convTf32Loader(const LinalgRegion &region,
                                          const Tf32Tiling &t, bool isA,
                                          unsigned &counter, std::string &why) {
   Value operand = isA ? c.input : c.filter;
-  AffineMap map = isA ? c.mapIn : c.mapFilter;
   Tf32TileLoader loader;
   loader.kMajor = fillsAlongK(c, isA);
   bool kMajor = loader.kMajor;
@@ -528,22 +503,14 @@ FailureOr<Tf32TileLoader> convTf32Loader(const LinalgRegion &region,
   int chunksPerLine = (kMajor ? t.bk : rows) / width;
   int chunks = rows * t.bk / width;
   int ld = tf32TileStride(t, isA, kMajor);
-  SmallVector<std::string> loop;
-  std::string body = isA ? splitLoops(c, "r", "", "k", loop)
-                         : splitLoops(c, "", "r", "k", loop);
-  SmallVector<std::string> idx;
-  for (AffineExpr e : map.getResults()) {
-    FailureOr<std::string> index = renderExpr(e, loop, why);
-    if (failed(index))
-      return failure();
-    idx.push_back(*index);
-  }
-  SmallVector<std::string> conds;
-  int64_t extent = isA ? c.M : c.N;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % t.bk != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  std::string body;
+  FailureOr<SmallVector<std::string>> index =
+      tileElementIndex(c, isA, body, why);
+  if (failed(index))
+    return failure();
+  SmallVector<std::string> idx = std::move(*index);
+  SmallVector<std::string> conds =
+      tiles::edgeConds(isA ? c.M : c.N, rows, c.K, t.bk);
   std::string copy;
   if (arg) {
     std::string base = "in" + std::to_string(arg.getArgNumber());
@@ -570,14 +537,7 @@ FailureOr<Tf32TileLoader> convTf32Loader(const LinalgRegion &region,
     std::string along = "e % " + std::to_string(chunksPerLine);
     if (width > 1)
       along = "(" + along + ") * " + std::to_string(width);
-    std::string text = llvm::formatv(
-        "#pragma unroll\n"
-        "        for (int p = 0; p < {0}; ++p) {{\n"
-        "          const int e = tid + p * {1};\n",
-        (chunks + threads - 1) / threads, threads);
-    if (chunks % threads != 0)
-      text += "          if (e >= " + std::to_string(chunks) +
-              ")\n            break;\n";
+    std::string text = tf32ChunkLoop(chunks, threads);
     text += llvm::formatv(
         "          const int kk = {0}, rr = {1};\n"
         "          const long long r = {2} + rr, k = {3} + kk;\n"
@@ -619,22 +579,10 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
                        t.bm, t.bn)
              .str();
   src += writeTf32Mainloop(t, *a, *b, c.K, accumulatorInit(region, c), split);
-  FailureOr<std::string> epilogue =
-      writeConvEpilogue(region, c, "acc[i][j][q]", counter, why);
-  if (failed(epilogue))
-    return failure();
-  src += tiles::mmaStoreLoop(t.mmaTiling(), c.M, c.N);
-  src += *epilogue + tiles::mmaStoreEnd().str();
-  FailureOr<Launch> launch = gridOf(c, t.bm, t.bn, t.threads(), why);
-  if (failed(launch))
-    return failure();
-  launch->sharedBytes = tf32SharedBytes(t, a->kMajor, b->kMajor);
-  return Variant{llvm::formatv("{0}-{1}x{2}x{3}-s{4}-w{5}x{6}",
-                               split == Tf32Split::Three ? "3xtf32" : "tf32",
-                               t.bm, t.bn, t.bk, t.stages, t.warpsM, t.warpsN)
-                     .str(),
-                 src,
-                 {*launch}};
+  return closeProduct(
+      {"conv", c.M, c.N}, t, split, tf32SharedBytes(t, a->kMajor, b->kMajor),
+      std::move(src),
+      writeConvEpilogue(region, c, "acc[i][j][q]", counter, why), why);
 }
 
 /// Convolutions: the tensor-core kernels for f16/bf16 operands or for f32
@@ -650,12 +598,7 @@ public:
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &target,
-                   VariantList &list) const override {
-    addVariantsFor(region, target, Precision::F32, list);
-  }
-
-  void addVariantsFor(const LinalgRegion &region, const GpuTarget &target,
-                      Precision precision, VariantList &list) const override {
+                   Precision precision, VariantList &list) const override {
     std::string reason;
     FailureOr<ConvProduct> c = analyzeConv(region, reason);
     if (failed(c)) {
@@ -667,27 +610,20 @@ public:
         list.add(writeConvDirect(region, *c, threads, reason), reason);
       return;
     }
-    bool fewBigTiles =
-        (c->M + 127) / 128 * ((c->N + 127) / 128) < target.smCount;
+    bool few = hasFewBigTiles(c->M, c->N, 1, target);
     Type in = elementOf(c->input), filter = elementOf(c->filter);
-    const char *chip = target.chip;
-    bool sm80 = std::strncmp(chip, "sm_", 3) == 0 && std::atoi(chip + 3) >= 80;
-    if (in == filter && (in.isF16() || in.isBF16()) && sm80) {
-      SmallVector<MmaTiling> tilings = {{128, 128, 32, 2, 4},
-                                        {64, 64, 32, 2, 2}};
-      if (fewBigTiles)
-        std::reverse(tilings.begin(), tilings.end());
-      for (const MmaTiling &t : tilings)
+    bool sm80 = isSm80OrLater(target);
+    if (in == filter && (in.isF16() || in.isBF16()) && sm80)
+      for (const MmaTiling &t : bestFirst(mmaTilings(), few))
         list.add(writeConvMma(region, *c, t, reason), reason);
-    }
     if (in.isF32() && filter.isF32() && sm80) {
       // As the matmul strategy's (MatmulTf32.cpp), 128 x 64 for the few
       // output channels of most convolutions.
-      SmallVector<Tf32Tiling> tilings = {{128, 128, 16, 3, 2, 4},
-                                         {128, 64, 16, 4, 4, 2},
-                                         {64, 64, 16, 4, 2, 2}};
-      if (fewBigTiles)
-        std::reverse(tilings.begin(), tilings.end());
+      SmallVector<Tf32Tiling> tilings =
+          bestFirst<Tf32Tiling>({{128, 128, 16, 3, 2, 4},
+                                 {128, 64, 16, 4, 4, 2},
+                                 {64, 64, 16, 4, 2, 2}},
+                                few);
       if (precision == Precision::Tf32)
         for (const Tf32Tiling &t : ArrayRef(tilings).take_front(2))
           list.add(writeConvTf32(region, *c, t, Tf32Split::One, reason),
@@ -696,11 +632,7 @@ public:
         list.add(writeConvTf32(region, *c, t, Tf32Split::Three, reason),
                  reason);
     }
-    SmallVector<Tiling> tilings = {
-        {128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}};
-    if (fewBigTiles)
-      std::reverse(tilings.begin(), tilings.end());
-    for (const Tiling &t : tilings)
+    for (const Tiling &t : bestFirst(simtTilings(), few))
       list.add(writeConvSimt(region, *c, t, reason), reason);
   }
 };

@@ -113,7 +113,7 @@ public:
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &,
-                   VariantList &list) const override {
+                   Precision, VariantList &list) const override {
     std::string reason;
     ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
     int vector = shape.empty() ? 1 : widestVector(region, shape.back());

@@ -21,11 +21,14 @@
 
 #include "Matmul.h"
 #include "ElementEvaluator.h"
-#include "MatmulTf32.h"
 #include "KernelText.h"
+#include "ProductTail.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <cstdlib>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -231,6 +234,35 @@ FailureOr<std::string> cuda_agent::builtin::writeOperandValue(
   return body;
 }
 
+bool cuda_agent::builtin::isSm80OrLater(const GpuTarget &target) {
+  const char *chip = target.chip;
+  return std::strncmp(chip, "sm_", 3) == 0 && std::atoi(chip + 3) >= 80;
+}
+
+bool cuda_agent::builtin::hasFewBigTiles(int64_t M, int64_t N,
+                                         int64_t batches,
+                                         const GpuTarget &target) {
+  return (M + 127) / 128 * ((N + 127) / 128) * batches < target.smCount;
+}
+
+SmallVector<Tiling> cuda_agent::builtin::simtTilings() {
+  return {{128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}};
+}
+
+SmallVector<MmaTiling> cuda_agent::builtin::mmaTilings() {
+  return {{128, 128, 32, 2, 4}, {64, 64, 32, 2, 2}};
+}
+
+SmallVector<std::string> tiles::edgeConds(int64_t extent, int rows, int64_t K,
+                                          int bk) {
+  SmallVector<std::string> conds;
+  if (extent % rows != 0)
+    conds.push_back("r < " + std::to_string(extent) + "LL");
+  if (K % bk != 0)
+    conds.push_back("k < " + std::to_string(K) + "LL");
+  return conds;
+}
+
 std::string tiles::loadLoop(int rows, int bk, int threads, bool kFast,
                            StringRef base, ArrayRef<std::string> conds,
                            StringRef inner, StringRef store) {
@@ -346,11 +378,7 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
       region, c, isA, "r", "k", counter, value, why);
   if (failed(body))
     return failure();
-  SmallVector<std::string> conds;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % t.bk != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  SmallVector<std::string> conds = tiles::edgeConds(extent, rows, c.K, t.bk);
   // An f32 region input whose rows are whole 16-byte vectors is read four
   // consecutive elements at a time: each vector is all in bounds or all
   // out, as tiles start at multiples of 4.
@@ -418,24 +446,8 @@ FailureOr<Variant> writeSimt(const LinalgRegion &region, const Contraction &c,
     src += *load;
   }
   src += tiles::simtProducts(t);
-  FailureOr<std::string> epilogue =
-      writeEpilogue(region, c, "acc[i][j]", counter, why);
-  if (failed(epilogue))
-    return failure();
-  src += tiles::simtStoreLoop(t, c.M, c.N);
-  src += *epilogue + tiles::simtStoreEnd().str();
-  Launch launch{name,
-                {(c.N + t.bn - 1) / t.bn, (c.M + t.bm - 1) / t.bm, c.batches},
-                {threads, 1, 1}};
-  if (launch.grid[1] > 65535) {
-    why = "more than 65535 row tiles";
-    return failure();
-  }
-  return Variant{llvm::formatv("simt-{0}x{1}x{2}-t{3}x{4}", t.bm, t.bn, t.bk,
-                               t.tm, t.tn)
-                     .str(),
-                 src,
-                 {launch}};
+  return closeProduct({name, c.M, c.N, c.batches}, t, std::move(src),
+                      writeEpilogue(region, c, "acc[i][j]", counter, why), why);
 }
 
 /// Contractions: the tensor-core kernels for f16/bf16 operands or for f32
@@ -450,12 +462,7 @@ public:
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &target,
-                   VariantList &list) const override {
-    addVariantsFor(region, target, Precision::F32, list);
-  }
-
-  void addVariantsFor(const LinalgRegion &region, const GpuTarget &target,
-                      Precision precision, VariantList &list) const override {
+                   Precision precision, VariantList &list) const override {
     std::string reason;
     FailureOr<Contraction> c = analyzeContraction(region, reason);
     if (failed(c)) {
@@ -464,12 +471,9 @@ public:
     }
     addMmaVariants(region, *c, target, list);
     addTf32Variants(region, *c, target, precision == Precision::Tf32, list);
-    SmallVector<Tiling> tilings = {
-        {128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}};
-    int64_t bigTiles = (c->M + 127) / 128 * ((c->N + 127) / 128) * c->batches;
-    if (bigTiles < target.smCount)
-      std::reverse(tilings.begin(), tilings.end());
-    for (const Tiling &t : tilings)
+    for (const Tiling &t :
+         bestFirst(simtTilings(),
+                   hasFewBigTiles(c->M, c->N, c->batches, target)))
       list.add(writeSimt(region, *c, t, reason), reason);
   }
 };

@@ -15,6 +15,8 @@
 
 #include "Strategy.h"
 
+#include <algorithm>
+
 namespace mlir::cuda_agent::builtin {
 
 /// A contraction generic and its dimensions.
@@ -94,6 +96,11 @@ struct MmaTiling {
 /// implicit-GEMM convolution) share; each kernel writes its own operand
 /// loads and epilogue indices between them.
 namespace tiles {
+/// The conditions under which a tile element (row `r`, reduced index `k`)
+/// is inside the operand: `r < extent` unless the `rows`-row tiles divide
+/// it, `k < K` unless the `bk`-deep steps divide K.
+SmallVector<std::string> edgeConds(int64_t extent, int rows, int64_t K,
+                                   int bk);
 /// The loop filling one operand's shared tile, `rows` x `bk`, `threads`
 /// elements at a time: each thread's element e gives `kk` and `rr` (k the
 /// fastest when `kFast`), `r` = `base` + rr and `k` = k0 + kk; `inner`
@@ -125,6 +132,28 @@ std::string mmaProducts(const MmaTiling &t, StringRef ptxType);
 std::string mmaStoreLoop(const MmaTiling &t, int64_t M, int64_t N);
 inline StringRef mmaStoreEnd() { return "      }\n}\n"; }
 } // namespace tiles
+
+/// Whether `target` is sm_80 or later (mma.sync on f16, bf16 and TF32,
+/// cp.async).
+bool isSm80OrLater(const GpuTarget &target);
+
+/// Whether a product of `M` x `N` (times `batches`) has fewer 128 x 128
+/// tiles than `target` has SMs: then the smaller tiles come first.
+bool hasFewBigTiles(int64_t M, int64_t N, int64_t batches,
+                    const GpuTarget &target);
+
+/// `tilings` (largest first) in the order their variants are tried: the
+/// smallest first when `fewBigTiles`.
+template <typename T>
+SmallVector<T> bestFirst(SmallVector<T> tilings, bool fewBigTiles) {
+  if (fewBigTiles)
+    std::reverse(tilings.begin(), tilings.end());
+  return tilings;
+}
+
+/// The SIMT and mma.sync tilings of every product, largest first.
+SmallVector<Tiling> simtTilings();
+SmallVector<MmaTiling> mmaTilings();
 
 /// Appends the tensor-core variants (MatmulMma.cpp) when both operands are
 /// f16 or both bf16 and `target` is sm_80 or later.

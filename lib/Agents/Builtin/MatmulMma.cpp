@@ -15,12 +15,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelText.h"
-#include "Matmul.h"
+#include "ProductTail.h"
 
 #include "llvm/Support/FormatVariadic.h"
-
-#include <cstdlib>
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -136,11 +133,7 @@ FailureOr<std::string> writeMmaTileLoad(const LinalgRegion &region,
       writeOperandValue(region, c, isA, "r", "k", counter, value, why);
   if (failed(body))
     return failure();
-  SmallVector<std::string> conds;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % t.bk != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  SmallVector<std::string> conds = tiles::edgeConds(extent, rows, c.K, t.bk);
   return tiles::loadLoop(rows, t.bk, t.threads(), kFast, isA ? "m0" : "n0",
                          conds, *body + "        x = " + value + ";\n",
                          std::string("      ") + (isA ? "As" : "Bs") +
@@ -171,24 +164,9 @@ FailureOr<Variant> writeMma(const LinalgRegion &region, const Contraction &c,
     src += *load;
   }
   src += tiles::mmaProducts(t, ptxType);
-  FailureOr<std::string> epilogue =
-      writeEpilogue(region, c, "acc[i][j][q]", counter, why);
-  if (failed(epilogue))
-    return failure();
-  src += tiles::mmaStoreLoop(t, c.M, c.N);
-  src += *epilogue + tiles::mmaStoreEnd().str();
-  Launch launch{name,
-                {(c.N + t.bn - 1) / t.bn, (c.M + t.bm - 1) / t.bm, c.batches},
-                {threads, 1, 1}};
-  if (launch.grid[1] > 65535) {
-    why = "more than 65535 row tiles";
-    return failure();
-  }
-  return Variant{llvm::formatv("mma-{0}x{1}x{2}-w{3}x{4}", t.bm, t.bn, t.bk,
-                               t.warpsM, t.warpsN)
-                     .str(),
-                 src,
-                 {launch}};
+  return closeProduct({name, c.M, c.N, c.batches}, t, std::move(src),
+                      writeEpilogue(region, c, "acc[i][j][q]", counter, why),
+                      why);
 }
 
 } // namespace
@@ -200,14 +178,10 @@ void cuda_agent::builtin::addMmaVariants(const LinalgRegion &region,
   Type a = elementOf(c.a), b = elementOf(c.b);
   if (a != b || !(a.isF16() || a.isBF16()))
     return;
-  const char *chip = target.chip;
-  if (std::strncmp(chip, "sm_", 3) != 0 || std::atoi(chip + 3) < 80)
+  if (!isSm80OrLater(target))
     return;
-  SmallVector<MmaTiling> tilings = {{128, 128, 32, 2, 4}, {64, 64, 32, 2, 2}};
-  int64_t bigTiles = (c.M + 127) / 128 * ((c.N + 127) / 128) * c.batches;
-  if (bigTiles < target.smCount)
-    std::reverse(tilings.begin(), tilings.end());
   std::string reason;
-  for (const MmaTiling &t : tilings)
+  for (const MmaTiling &t :
+       bestFirst(mmaTilings(), hasFewBigTiles(c.M, c.N, c.batches, target)))
     list.add(writeMma(region, c, t, reason), reason);
 }

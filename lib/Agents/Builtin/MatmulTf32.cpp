@@ -10,21 +10,24 @@
 // low parts as they are read from shared memory, so the tiles stay f32.
 //
 // The contraction's loaders: an operand that is a region input is copied
-// by cp.async, 16 bytes at a time where its contiguous rows are whole
-// vectors (8 or 4 otherwise), zero-filled past the shape's edge; an
-// operand computed by the region's producers (casts, elementwise ops) is
-// read through them into registers and stored. The epilogue (Matmul.cpp)
-// runs on each accumulator before the only store.
+// by cp.async, 16 bytes at a time, zero-filled past the shape's edge; where
+// its contiguous rows are not whole vectors (K = 5921), each tile line is
+// copied from the 16-byte boundary before it into the tile's padding and
+// the fragment reads skip the peeled floats (peelLoader); an operand
+// computed by the region's producers (casts, elementwise ops) is read
+// through them into registers and stored. The epilogue (Matmul.cpp) runs
+// on each accumulator before the only store. A product whose 128 x 128
+// tiles leave SMs idle and whose reduction is long also gets split-K
+// variants: the reduction's steps split over blockIdx.z, each part's sums
+// to the workspace, a finish kernel adding them in a fixed order (the same
+// result every run) before the epilogue.
 //
 //===----------------------------------------------------------------------===//
 
-#include "MatmulTf32.h"
 #include "KernelText.h"
+#include "ProductTail.h"
 
 #include "llvm/Support/FormatVariadic.h"
-
-#include <cstdlib>
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -86,11 +89,29 @@ __device__ __forceinline__ void ca_mma_tf32(float *d, const unsigned *a, const u
 )cuda";
 }
 
+std::string cuda_agent::builtin::tf32ChunkLoop(int chunks, int threads) {
+  std::string text = llvm::formatv("#pragma unroll\n"
+                                   "        for (int p = 0; p < {0}; ++p) {{\n"
+                                   "          const int e = tid + p * {1};\n",
+                                   (chunks + threads - 1) / threads, threads);
+  if (chunks % threads != 0)
+    text += "          if (e >= " + std::to_string(chunks) +
+            ")\n            break;\n";
+  return text;
+}
+
+int64_t cuda_agent::builtin::tf32StepsPerSplit(const Tf32Tiling &t, int64_t k,
+                                               int splits) {
+  int64_t steps = (k + t.bk - 1) / t.bk;
+  return (steps + splits - 1) / splits;
+}
+
 std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
                                                    const Tf32TileLoader &a,
                                                    const Tf32TileLoader &b,
                                                    int64_t k, StringRef init,
-                                                   Tf32Split split) {
+                                                   Tf32Split split,
+                                                   int splits) {
   int aStage = stageFloats(t, true, a.kMajor);
   int bStage = stageFloats(t, false, b.kMajor);
   int lda = tf32TileStride(t, true, a.kMajor);
@@ -112,6 +133,10 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
       "        acc[i][j][q] = {6};\n",
       t.stages * aStage, t.warpsN, t.warpRows(), t.warpCols(), t.mTiles(),
       t.nTiles(), init);
+  for (auto [loader, name] : {std::pair(&a, "aShift"), std::pair(&b, "bShift")})
+    if (!loader->shift.empty())
+      text += "  const int " + std::string(name) + " = " + loader->shift +
+              ";\n";
   auto loads = [&](StringRef stage) {
     return "      {\n" +
            a.writeLoad(("As + " + stage + " * " + std::to_string(aStage)).str(),
@@ -122,12 +147,25 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
            "      }\n";
   };
   // The first stages - 1 tiles, then one tile requested per iteration.
-  text += llvm::formatv("  const int kTiles = {0};\n"
-                        "#pragma unroll\n"
-                        "  for (int s = 0; s < {1}; ++s) {{\n"
+  // Split-K: this block's part of the steps, from kBegin.
+  std::string from;
+  if (splits > 1) {
+    int64_t per = tf32StepsPerSplit(t, k, splits);
+    text += llvm::formatv("  const int kTiles = min({0}, {1} - (int)blockIdx.z "
+                          "* {0});\n"
+                          "  const long long kBegin = (long long)blockIdx.z * "
+                          "{2};\n",
+                          per, kTiles, per * t.bk)
+                .str();
+    from = "kBegin + ";
+  } else {
+    text += llvm::formatv("  const int kTiles = {0};\n", kTiles).str();
+  }
+  text += llvm::formatv("#pragma unroll\n"
+                        "  for (int s = 0; s < {0}; ++s) {{\n"
                         "    if (s < kTiles) {{\n"
-                        "      const long long k0 = (long long)s * {2};\n",
-                        kTiles, t.stages - 1, t.bk)
+                        "      const long long k0 = {2}(long long)s * {1};\n",
+                        t.stages - 1, t.bk, from)
               .str();
   text += loads("s") + "    }\n    ca_cp_async_commit();\n  }\n";
   text += llvm::formatv("  for (int kt = 0; kt < kTiles; ++kt) {{\n"
@@ -136,18 +174,23 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
                         "    if (kt + {1} < kTiles) {{\n"
                         "      const int next = kt + {1};\n"
                         "      const int stage = next % {2};\n"
-                        "      const long long k0 = (long long)next * {3};\n",
-                        t.stages - 2, t.stages - 1, t.stages, t.bk)
+                        "      const long long k0 = {4}(long long)next * {3};\n",
+                        t.stages - 2, t.stages - 1, t.stages, t.bk, from)
               .str();
   text += loads("stage") + "    }\n    ca_cp_async_commit();\n";
   // Fragments (PTX ISA, m16n8k8 .tf32): A rows g and g + 8, columns tig and
   // tig + 4; B rows (k) tig and tig + 4, column g.
-  auto at = [](bool kMajor, int ld, StringRef row, StringRef kIdx) {
-    return kMajor ? "(" + row.str() + ") * " + std::to_string(ld) + " + " +
+  // A peeled tile's lines start `shift` floats in (along k when kMajor).
+  auto at = [](bool kMajor, int ld, StringRef row, StringRef kIdx,
+               StringRef shift) {
+    std::string s = shift.empty() ? "" : shift.str() + " + ";
+    return kMajor ? "(" + row.str() + ") * " + std::to_string(ld) + " + " + s +
                         kIdx.str()
-                  : "(" + kIdx.str() + ") * " + std::to_string(ld) + " + " +
+                  : "(" + kIdx.str() + ") * " + std::to_string(ld) + " + " + s +
                         row.str();
   };
+  StringRef aShift = a.shift.empty() ? "" : "aShift";
+  StringRef bShift = b.shift.empty() ? "" : "bShift";
   bool three = split == Tf32Split::Three;
   text += llvm::formatv(
       "    const float *const At = As + (kt % {0}) * {1};\n"
@@ -178,7 +221,7 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
   for (int q = 0; q < 4; ++q) {
     std::string x = "x" + std::to_string(q);
     text += "        const float " + x + " = At[" +
-            at(a.kMajor, lda, aRows[q], aKs[q]) + "];\n";
+            at(a.kMajor, lda, aRows[q], aKs[q], aShift) + "];\n";
     std::string r = "[i][" + std::to_string(q) + "]";
     text += splitInto("aBig" + r, "aSmall" + r, x);
   }
@@ -192,7 +235,7 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
   for (int q = 0; q < 2; ++q) {
     std::string y = "y" + std::to_string(q);
     text += "        const float " + y + " = Bt[" +
-            at(b.kMajor, ldb, "col", bKs[q]) + "];\n";
+            at(b.kMajor, ldb, "col", bKs[q], bShift) + "];\n";
     std::string r = "[j][" + std::to_string(q) + "]";
     text += splitInto("bBig" + r, "bSmall" + r, y);
   }
@@ -214,8 +257,90 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
 
 namespace {
 
-/// The loader of a region input read as it is: cp.async of `width`
-/// consecutive elements along its contiguous dimension.
+/// cp.async of 16 bytes of which only the first `bytes` are read (zeros
+/// after them): the peeling loader's copy.
+StringRef getPeelHelper() {
+  return R"cuda(// cp.async of 16 bytes, the first `bytes` of them read, zeros after.
+__device__ __forceinline__ void ca_cp_async16z(float *dst, const float *src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(bytes));
+}
+)cuda";
+}
+
+/// The loader of a region input whose contiguous rows (k when `kMajor`,
+/// else the tile's rows) are not whole 16-byte vectors: each line of the
+/// tile is copied 16 bytes at a time from the boundary at or before its
+/// first element (`sh` floats before it), one vector more than the line
+/// (the tile's padding holds it); a copy reads only the elements before
+/// the line's end in the operand (zeros after, and for lines past the
+/// shape), so every read stays inside the operand. The fragment reads
+/// skip the `sh` floats (Tf32TileLoader::shift).
+Tf32TileLoader peelLoader(const Contraction &c, const Tf32Tiling &t, bool isA,
+                          BlockArgument arg, bool kMajor, std::string &why) {
+  Tf32TileLoader loader;
+  loader.kMajor = kMajor;
+  int rows = isA ? t.bm : t.bn, threads = t.threads();
+  int64_t extent = isA ? c.M : c.N;
+  int perLine = (kMajor ? t.bk : rows) / 4 + 1;
+  int chunks = (kMajor ? rows : t.bk) * perLine;
+  int ld = tf32TileStride(t, isA, kMajor);
+  // The operand's linear index at row `r` and reduced index `k`.
+  auto linear = [&](StringRef r, StringRef k) -> FailureOr<std::string> {
+    FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
+        isA ? c.mapA : c.mapB,
+        isA ? c.loopDims(r, "0", k) : c.loopDims("0", r, k), why);
+    if (failed(idx))
+      return failure();
+    return linearize(*idx, shapeOf(arg));
+  };
+  std::string first = isA ? "m0" : "n0";
+  FailureOr<std::string> at = linear("r", "k");
+  // The lines this thread's fragments read start alike: rows g + 4i of a
+  // k-major tile, k lines tig + 4i of the other (steps start at multiples
+  // of 16).
+  FailureOr<std::string> shiftAt = kMajor ? linear("(" + first + " + g)", "0")
+                                          : linear(first, "tig");
+  if (failed(at) || failed(shiftAt))
+    return loader;
+  loader.shift = "(int)((" + *shiftAt + ") & 3)";
+  std::string base = "in" + std::to_string(arg.getArgNumber());
+  // The line's end along its contiguous direction, and the condition that
+  // the line is in the operand at all.
+  std::string end = std::to_string(kMajor ? c.K : extent) + "LL";
+  std::string lineIn = kMajor ? "r < " + std::to_string(extent) + "LL"
+                              : "k < " + std::to_string(c.K) + "LL";
+  std::string along = kMajor ? "k" : "r";
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string text = tf32ChunkLoop(chunks, threads);
+    std::string line = "e / " + std::to_string(perLine);
+    std::string offset = "(e % " + std::to_string(perLine) + ") * 4";
+    text += llvm::formatv("          const int kk = {0}, rr = {1};\n",
+                          kMajor ? offset : line, kMajor ? line : offset)
+                .str();
+    text += kMajor ? "          const long long r = " + first +
+                         " + rr;\n          long long k = " + k0.str() +
+                         ";\n"
+                   : "          const long long k = " + k0.str() +
+                         " + kk;\n          long long r = " + first + ";\n";
+    text += "          const int sh = (int)((" + *at + ") & 3);\n";
+    text += "          " + along + " += " + (kMajor ? "kk" : "rr") +
+            " - sh;\n";
+    text += "          const long long left = " + lineIn + " ? (" + end +
+            " - " + along + ") * 4 : 0;\n"
+            "          const int bytes = left < 0 ? 0 : left > 16 ? 16 : "
+            "(int)left;\n";
+    text += "          ca_cp_async16z(" + tile.str() + " + " +
+            (kMajor ? "rr * " + std::to_string(ld) + " + kk"
+                    : "kk * " + std::to_string(ld) + " + rr") +
+            ", bytes ? " + base + " + " + *at + " : " + base + ", bytes);\n";
+    return text + "        }\n";
+  };
+  return loader;
+}
+
+/// The loader of a region input read as it is: cp.async of 4 consecutive
+/// elements along its contiguous dimension, or peelLoader's copies where
+/// its contiguous rows are not whole 16-byte vectors.
 Tf32TileLoader copyLoader(const Contraction &c, const Tf32Tiling &t, bool isA,
                           BlockArgument arg, bool kMajor, std::string &why) {
   Tf32TileLoader loader;
@@ -223,7 +348,9 @@ Tf32TileLoader copyLoader(const Contraction &c, const Tf32Tiling &t, bool isA,
   int rows = isA ? t.bm : t.bn;
   int64_t extent = isA ? c.M : c.N;
   int64_t contiguous = kMajor ? c.K : extent;
-  int width = contiguous % 4 == 0 ? 4 : contiguous % 2 == 0 ? 2 : 1;
+  if (contiguous % 4 != 0)
+    return peelLoader(c, t, isA, arg, kMajor, why);
+  int width = 4;
   int chunksPerLine = (kMajor ? t.bk : rows) / width;
   int chunks = rows * t.bk / width, threads = t.threads();
   int ld = tf32TileStride(t, isA, kMajor);
@@ -234,22 +361,11 @@ Tf32TileLoader copyLoader(const Contraction &c, const Tf32Tiling &t, bool isA,
     return loader;
   std::string at = "in" + std::to_string(arg.getArgNumber()) + " + " +
                    linearize(*idx, shapeOf(arg));
-  SmallVector<std::string> conds;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % t.bk != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  SmallVector<std::string> conds = tiles::edgeConds(extent, rows, c.K, t.bk);
   std::string base = "in" + std::to_string(arg.getArgNumber());
   std::string first = isA ? "m0" : "n0";
   loader.writeLoad = [=](StringRef tile, StringRef k0) {
-    std::string text = llvm::formatv(
-        "#pragma unroll\n"
-        "        for (int p = 0; p < {0}; ++p) {{\n"
-        "          const int e = tid + p * {1};\n",
-        (chunks + threads - 1) / threads, threads);
-    if (chunks % threads != 0)
-      text += "          if (e >= " + std::to_string(chunks) +
-              ")\n            break;\n";
+    std::string text = tf32ChunkLoop(chunks, threads);
     std::string line = "e / " + std::to_string(chunksPerLine);
     std::string along =
         "(e % " + std::to_string(chunksPerLine) + ") * " + std::to_string(width);
@@ -289,11 +405,7 @@ Tf32TileLoader storeLoader(const LinalgRegion &region, const Contraction &c,
   int64_t extent = isA ? c.M : c.N;
   int count = rows * t.bk, threads = t.threads();
   int ld = tf32TileStride(t, isA, kMajor);
-  SmallVector<std::string> conds;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % t.bk != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  SmallVector<std::string> conds = tiles::edgeConds(extent, rows, c.K, t.bk);
   std::string first = isA ? "m0" : "n0";
   std::string inner = *body + "            x = " + value + ";\n";
   loader.writeLoad = [=](StringRef tile, StringRef k0) {
@@ -338,9 +450,58 @@ Tf32TileLoader operandLoader(const LinalgRegion &region, const Contraction &c,
   return copyLoader(c, t, isA, arg, kMajor, why);
 }
 
+/// The split-K tail: each part's products stored to its M x N slice of
+/// the workspace (blockIdx.z), then a `finish` kernel, a thread per
+/// element, that adds the parts in order (the same sum every run), the
+/// accumulator's init first, and runs the epilogue on the sum.
+FailureOr<Variant> closeSplitK(const LinalgRegion &region, const Contraction &c,
+                               const Tf32Tiling &t, Tf32Split split, int splits,
+                               int64_t sharedBytes, std::string src,
+                               unsigned &counter, std::string &why) {
+  int64_t elements = c.M * c.N;
+  src += tiles::mmaStoreLoop(t.mmaTiling(), c.M, c.N);
+  src += llvm::formatv("        reinterpret_cast<float *>(workspace)[((long "
+                       "long)blockIdx.z * {0}LL + m) * {1}LL + n] = "
+                       "acc[i][j][q];\n",
+                       c.M, c.N)
+             .str();
+  src += tiles::mmaStoreEnd().str() + "\n";
+  src += kernelSignature(region, "finish", 256, true) + " {\n";
+  std::string init =
+      c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f";
+  src += llvm::formatv(
+             "  const long long e = (long long)blockIdx.x * 256 + threadIdx.x;\n"
+             "  if (e >= {0}LL)\n    return;\n"
+             "  const long long m = e / {1}LL, n = e % {1}LL;\n"
+             "  const float *const parts = reinterpret_cast<const float "
+             "*>(workspace);\n"
+             "  float acc = {2};\n"
+             "#pragma unroll\n"
+             "  for (int s = 0; s < {3}; ++s)\n"
+             "    acc += parts[s * {0}LL + e];\n",
+             elements, c.N, init, splits)
+             .str();
+  FailureOr<std::string> epilogue =
+      writeEpilogue(region, c, "acc", counter, why);
+  if (failed(epilogue))
+    return failure();
+  src += "  {\n" + *epilogue + "  }\n}\n";
+  FailureOr<Launch> launch = productLaunch({"matmul", c.M, c.N, splits}, t.bm,
+                                           t.bn, t.threads(), sharedBytes, why);
+  if (failed(launch))
+    return failure();
+  return Variant{tf32VariantName(t, split) + "-k" + std::to_string(splits),
+                 std::move(src),
+                 {*launch, {"finish", {(elements + 255) / 256, 1, 1},
+                            {256, 1, 1}}},
+                 splits * elements * 4};
+}
+
+/// The kernel of `t` for the contraction `c`; split-K over `splits` parts
+/// (for one batch) when more than one.
 FailureOr<Variant> writeTf32(const LinalgRegion &region, const Contraction &c,
                              const Tf32Tiling &t, Tf32Split split,
-                             std::string &why) {
+                             std::string &why, int splits = 1) {
   unsigned counter = 0;
   Tf32TileLoader a = operandLoader(region, c, t, true, counter, why);
   Tf32TileLoader b = operandLoader(region, c, t, false, counter, why);
@@ -348,36 +509,29 @@ FailureOr<Variant> writeTf32(const LinalgRegion &region, const Contraction &c,
     return failure();
   int threads = t.threads();
   std::string name = "matmul";
-  std::string src = getPrelude().str() + getTf32Helpers().str() + "\n" +
-                    kernelSignature(region, name, threads) + " {\n";
+  std::string helpers = getTf32Helpers().str();
+  if (!a.shift.empty() || !b.shift.empty())
+    helpers += getPeelHelper();
+  std::string src = getPrelude().str() + helpers + "\n" +
+                    kernelSignature(region, name, threads, splits > 1) +
+                    " {\n";
   src += llvm::formatv("  const long long m0 = (long long)blockIdx.y * {0};\n"
                        "  const long long n0 = (long long)blockIdx.x * {1};\n",
                        t.bm, t.bn)
              .str();
   src += c.batchIndices();
   std::string init =
-      c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f";
-  src += writeTf32Mainloop(t, a, b, c.K, init, split);
-  FailureOr<std::string> epilogue =
-      writeEpilogue(region, c, "acc[i][j][q]", counter, why);
-  if (failed(epilogue))
-    return failure();
-  src += tiles::mmaStoreLoop(t.mmaTiling(), c.M, c.N);
-  src += *epilogue + tiles::mmaStoreEnd().str();
-  Launch launch{name,
-                {(c.N + t.bn - 1) / t.bn, (c.M + t.bm - 1) / t.bm, c.batches},
-                {threads, 1, 1},
-                tf32SharedBytes(t, a.kMajor, b.kMajor)};
-  if (launch.grid[1] > 65535) {
-    why = "more than 65535 row tiles";
-    return failure();
-  }
-  return Variant{llvm::formatv("{0}-{1}x{2}x{3}-s{4}-w{5}x{6}",
-                               split == Tf32Split::Three ? "3xtf32" : "tf32",
-                               t.bm, t.bn, t.bk, t.stages, t.warpsM, t.warpsN)
-                     .str(),
-                 src,
-                 {launch}};
+      c.initIsSplat(region) && splits == 1 ? region.splats.lookup(c.init)
+                                           : "0.0f";
+  src += writeTf32Mainloop(t, a, b, c.K, init, split, splits);
+  if (splits > 1)
+    return closeSplitK(region, c, t, split, splits,
+                       tf32SharedBytes(t, a.kMajor, b.kMajor), std::move(src),
+                       counter, why);
+  return closeProduct({name, c.M, c.N, c.batches}, t, split,
+                      tf32SharedBytes(t, a.kMajor, b.kMajor), std::move(src),
+                      writeEpilogue(region, c, "acc[i][j][q]", counter, why),
+                      why);
 }
 
 } // namespace
@@ -388,18 +542,38 @@ void cuda_agent::builtin::addTf32Variants(const LinalgRegion &region,
                                           bool allowTf32, VariantList &list) {
   if (!elementOf(c.a).isF32() || !elementOf(c.b).isF32())
     return;
-  const char *chip = target.chip;
-  if (std::strncmp(chip, "sm_", 3) != 0 || std::atoi(chip + 3) < 80)
+  if (!isSm80OrLater(target))
     return;
   // 128 x 128 (warp tiles 64 x 32) and 128 x 256 (64 x 64) for products
   // that fill the device, 64 x 64 (32 x 32) for those that do not.
-  SmallVector<Tf32Tiling> tilings = {{128, 128, 16, 3, 2, 4},
-                                     {128, 256, 16, 3, 2, 4},
-                                     {64, 64, 16, 4, 2, 2}};
-  int64_t bigTiles = (c.M + 127) / 128 * ((c.N + 127) / 128) * c.batches;
-  if (bigTiles < target.smCount)
-    std::reverse(tilings.begin(), tilings.end());
+  SmallVector<Tf32Tiling> tilings =
+      bestFirst<Tf32Tiling>({{128, 128, 16, 3, 2, 4},
+                             {128, 256, 16, 3, 2, 4},
+                             {64, 64, 16, 4, 2, 2}},
+                            hasFewBigTiles(c.M, c.N, c.batches, target));
   std::string reason;
+  // Split-K first for one product whose 128 x 128 tiles leave SMs idle:
+  // the parts fill about one and two waves, at least 16 steps each.
+  if (c.batches == 1 && hasFewBigTiles(c.M, c.N, 1, target)) {
+    Tf32Tiling t = {128, 128, 16, 3, 2, 4};
+    int64_t tiles = (c.M + 127) / 128 * ((c.N + 127) / 128);
+    int64_t steps = (c.K + t.bk - 1) / t.bk;
+    SmallVector<int> seen;
+    for (int64_t waves : {1, 2}) {
+      int64_t parts = std::min<int64_t>(
+          {(waves * target.smCount + tiles - 1) / tiles, steps / 16, 16});
+      if (parts < 2)
+        continue;
+      // As many parts as have steps once each takes ceil(steps / parts).
+      int64_t per = tf32StepsPerSplit(t, c.K, parts);
+      int splits = int((steps + per - 1) / per);
+      if (splits < 2 || llvm::is_contained(seen, splits))
+        continue;
+      seen.push_back(splits);
+      list.add(writeTf32(region, c, t, Tf32Split::Three, reason, splits),
+               reason);
+    }
+  }
   if (allowTf32)
     for (const Tf32Tiling &t : ArrayRef(tilings).take_front(2))
       list.add(writeTf32(region, c, t, Tf32Split::One, reason), reason);

@@ -52,9 +52,17 @@ enum class Tf32Split {
 /// copies (ca_cp_async*, which the mainloop commits and waits for) or plain
 /// stores. `tid` (the thread), `m0`, `n0` (the block tile's first row and
 /// column) and the batch indices are in scope.
+///
+/// A peeling loader (an operand whose contiguous rows are not whole 16-byte
+/// vectors) copies each line of the tile from the 16-byte boundary at or
+/// before its first element, so the line's elements start `shift` floats
+/// into it: `shift` is the C int expression (of `g`, `tig`, `m0`, `n0` and
+/// the batch indices) of that offset for the lines this thread's fragments
+/// read; empty when the lines start at their first element.
 struct Tf32TileLoader {
   bool kMajor = true;
   std::function<std::string(StringRef tile, StringRef k0)> writeLoad;
+  std::string shift;
 };
 
 /// The floats per row of an operand's shared tile (see Tf32TileLoader).
@@ -67,15 +75,25 @@ int64_t tf32SharedBytes(const Tf32Tiling &t, bool aKMajor, bool bKMajor);
 /// mma.sync m16n8k8 on TF32), for a kernel's source before the kernel.
 StringRef getTf32Helpers();
 
+/// The loop of a loader over `chunks` copies, `threads` at a time: each
+/// thread's copy `e` (the loop's body and its closing brace follow).
+std::string tf32ChunkLoop(int chunks, int threads);
+
 /// The kernel body from its shared tiles to the end of the reduction over
-/// `k` reduced indices: declares `tid`, `lane`, `warp`, `g` (lane / 4),
+/// `k` reduced indices, or over the `splits` parts of them (split-K: part
+/// blockIdx.z, whole BK steps each, the last one shorter): declares `tid`, `lane`, `warp`, `g` (lane / 4),
 /// `tig` (lane % 4), the warp's first row `wm` and column `wn` in the block
 /// tile, and `acc[mTiles][nTiles][4]`, started at `init` (a C float
 /// expression). Afterwards acc[i][j][q] is the product at block-tile row
 /// `wm + i * 16 + g + (q / 2) * 8` and column `wn + j * 8 + 2 * tig + q % 2`.
 std::string writeTf32Mainloop(const Tf32Tiling &t, const Tf32TileLoader &a,
                               const Tf32TileLoader &b, int64_t k,
-                              StringRef init, Tf32Split split);
+                              StringRef init, Tf32Split split,
+                              int splits = 1);
+
+/// The BK steps of each of the `splits` parts of a split-K reduction over
+/// `k` reduced indices; the parts that have any are ceil(steps / that).
+int64_t tf32StepsPerSplit(const Tf32Tiling &t, int64_t k, int splits);
 
 /// Appends the 3xTF32 variants of the contraction `c` when both operands
 /// are f32 and `target` is sm_80 or later, after the 1xTF32 ones when

@@ -390,7 +390,7 @@ public:
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &,
-                   VariantList &list) const override {
+                   Precision, VariantList &list) const override {
     std::string reason;
     RowShape rows = *analyzeRows(region, reason);
     int vector = widestVector(region, rows.cols);

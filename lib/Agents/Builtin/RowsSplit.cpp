@@ -146,7 +146,7 @@ public:
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &target,
-                   VariantList &list) const override {
+                   Precision, VariantList &list) const override {
     std::string reason;
     RowShape rows = *analyzeRows(region, reason);
     int vector = widestVector(region, rows.cols);

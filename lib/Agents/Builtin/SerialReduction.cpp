@@ -106,7 +106,7 @@ public:
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &,
-                   VariantList &list) const override {
+                   Precision, VariantList &list) const override {
     std::string reason;
     list.add(writeSerialReduction(region, 256, reason), reason);
   }

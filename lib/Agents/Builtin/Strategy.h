@@ -71,16 +71,10 @@ public:
   /// say why (left empty when the region is another strategy's class).
   virtual bool match(const LinalgRegion &region, std::string &why) const = 0;
   /// Appends the variants for a matched `region`, best guess first, sized
-  /// for `target`.
+  /// for `target`, under the user's `precision` (which only the strategies
+  /// whose kernels may round differently read).
   virtual void addVariants(const LinalgRegion &region, const GpuTarget &target,
-                           VariantList &list) const = 0;
-  /// addVariants() under the user's `precision`: only a strategy whose
-  /// kernels may round differently overrides it.
-  virtual void addVariantsFor(const LinalgRegion &region,
-                              const GpuTarget &target, Precision precision,
-                              VariantList &list) const {
-    addVariants(region, target, list);
-  }
+                           Precision precision, VariantList &list) const = 0;
 };
 
 /// The strategies in the order propose() runs them.

@@ -48,11 +48,10 @@ llvm::Expected<VariantList> writeStrategyVariants(const Strategy &strategy,
     return llvm::createStringError("%s",
                                    why.empty() ? "no match" : why.c_str());
   VariantList list;
-  strategy.addVariantsFor(region, target,
-                          task.precision == wire::kPrecisionTf32
-                              ? Precision::Tf32
-                              : Precision::F32,
-                          list);
+  strategy.addVariants(region, target,
+                       task.precision == wire::kPrecisionTf32 ? Precision::Tf32
+                                                              : Precision::F32,
+                       list);
   return list;
 }
 

@@ -146,7 +146,7 @@ public:
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &,
-                   VariantList &list) const override {
+                   Precision, VariantList &list) const override {
     std::string reason;
     unsigned t = *findTransposedInput(region);
     auto add = [&](int tile, int rowsPerPass, int vector) {

@@ -2,7 +2,8 @@
 // multiples: a bias broadcast as the accumulator's init with a relu
 // epilogue, A transposed by its map, B transposed by its map, a bf16
 // batched product with f32 accumulation, f16 operands cast in the region,
-// and an f32 batch whose A is computed in the region.
+// an f32 batch whose A is computed in the region, and a long reduction
+// over few tiles (split-K) whose rows are not whole 16-byte vectors.
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
@@ -94,4 +95,22 @@ func.func @batched_scaled_a(%a: tensor<2x40x24xf32>, %b: tensor<2x24x36xf32>) ->
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x40x36xf32>) -> tensor<2x40x36xf32>
   %r = linalg.batch_matmul ins(%as, %b : tensor<2x40x24xf32>, tensor<2x24x36xf32>) outs(%acc : tensor<2x40x36xf32>) -> tensor<2x40x36xf32>
   return %r : tensor<2x40x36xf32>
+}
+
+func.func @split_k_odd(%a: tensor<72x517xf32>, %b: tensor<517x70xf32>, %bias: tensor<70xf32>) -> tensor<72x70xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<72x70xf32>
+  %init = linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<70xf32>) outs(%e : tensor<72x70xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<72x70xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<72x517xf32>, tensor<517x70xf32>) outs(%init : tensor<72x70xf32>) -> tensor<72x70xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<72x70xf32>) outs(%e : tensor<72x70xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<72x70xf32>
+  return %r : tensor<72x70xf32>
 }

@@ -4,11 +4,13 @@
 // _Float16/__bf16, and a warp's mma.sync m16n8k16 (f16, bf16) or m16n8k8
 // (tf32) an exchange of the lanes' fragments through memory laid out as the
 // PTX ISA specifies; cp.async copies at once (its waits are no-ops) and
-// cvt.rna.tf32 rounds as the PTX ISA says. emulate_matmul.py replaces the
+// cvt.rna.tf32 rounds as the PTX ISA says (a misaligned 16-byte copy makes
+// the run wrong). emulate_matmul.py replaces the
 // kernels' PTX helpers (ca_cp_async*, ca_tf32, ca_mma_tf32) by these.
 #include <barrier>
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -16,6 +18,7 @@ struct Dim3 { int x = 0, y = 0, z = 0; };
 thread_local Dim3 threadIdx, blockIdx;
 Dim3 blockDim, gridDim;
 std::barrier<> *blockBarrier;
+using std::min;
 inline void __syncthreads() { blockBarrier->arrive_and_wait(); }
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }
@@ -84,6 +87,14 @@ inline void ca_cp_async8(float *dst, const float *src, bool full) {
   for (int i = 0; i < 2; ++i) dst[i] = full ? src[i] : 0.0f;
 }
 inline void ca_cp_async4(float *dst, const float *src, bool full) { dst[0] = full ? src[0] : 0.0f; }
+/// A copy the device would refuse (a source not 16-byte aligned, a size
+/// past the copy): the harness reports the run as wrong.
+inline bool badCopy = false;
+inline void ca_cp_async16z(float *dst, const float *src, int bytes) {
+  if (reinterpret_cast<unsigned long long>(src) % 16 != 0 || bytes < 0 || bytes > 16 || bytes % 4 != 0)
+    badCopy = true;
+  for (int i = 0; i < 4; ++i) dst[i] = 4 * i < bytes ? src[i] : 0.0f;
+}
 inline void ca_cp_async_commit() {}
 template <int N> void ca_cp_async_wait() {}
 /// cvt.rna.tf32.f32 of a finite x: the 10-bit mantissa rounded to nearest,
@@ -112,4 +123,25 @@ inline void ca_mma_tf32(float *d, const unsigned *a, const unsigned *b) {
     d[q] = s;
   }
   __syncthreads();
+}
+
+/// Runs `kernel` over a grid, a block at a time, a std::thread per thread.
+template <class Kernel> void launch(int gx, int gy, int gz, int threadCount, Kernel kernel) {
+  blockDim = {threadCount, 1, 1};
+  gridDim = {gx, gy, gz};
+  for (int bz = 0; bz < gz; ++bz)
+    for (int by = 0; by < gy; ++by)
+      for (int bx = 0; bx < gx; ++bx) {
+        std::barrier<> barrier(threadCount);
+        blockBarrier = &barrier;
+        std::vector<std::thread> threads;
+        for (int t = 0; t < threadCount; ++t)
+          threads.emplace_back([&, t] {
+            threadIdx = {t, 0, 0};
+            blockIdx = {bx, by, bz};
+            kernel();
+          });
+        for (auto &t : threads)
+          t.join();
+      }
 }

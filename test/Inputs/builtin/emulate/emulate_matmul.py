@@ -34,6 +34,8 @@ CASES = {
                              "B[(bt * K + k) * N + n]", "s", "A.data(), B.data(), out.data()", 1e-3),
     "batched_scaled_a": (40, 36, 24, 2, "float", "float", "A[(bt * M + m) * K + k]", "B[(bt * K + k) * N + n]",
                          "s * 0.5", "A.data(), B.data(), out.data()", 1e-4),
+    "split_k_odd": (72, 70, 517, 1, "float", "float", "A[m * K + k]", "B[k * N + n]",
+                    "std::max(0.0, s + bias[n])", "A.data(), B.data(), bias.data(), out.data()", 1e-4),
     "matmul_f16_f32acc": (256, 256, 256, 1, "__half", "__half", "A[m * K + k]", "B[k * N + n]",
                                   "s", "A.data(), B.data(), out.data()", 1e-3),
 }
@@ -50,7 +52,8 @@ def run(clang, jobs_dir, job, cand, work):
     source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
     source = MMA.sub(lambda x: "mma_m16n8k16<%s>(acc[i][j], a[i], b[j]);"
                      % ("__nv_bfloat16" if x.group(1) == "bf16" else "__half"), source)
-    launch = json.load(open(os.path.join(bundle, "plan.json")))["launches"][0]
+    plan = json.load(open(os.path.join(bundle, "plan.json")))
+    launch = plan["launches"][0]
     source = HELPER.sub("", source)
     source = SMEM.sub(lambda x: "static float %s[%d] __attribute__((aligned(16)));"
                       % (x.group(1), launch.get("shared_bytes", 0) // 4), source)
@@ -60,6 +63,10 @@ def run(clang, jobs_dir, job, cand, work):
     defines = {"KERNEL": f'"{kernel}"', "CASE_M": m, "CASE_N": n, "CASE_K": k, "CASE_BATCH": batch,
                "TA": ta, "TB": tb, "A_AT(bt,m,k)": a_at, "B_AT(bt,k,n)": b_at, "EPILOGUE": epilogue,
                "ARGS": args, "THREADS": threads, "GRID_X": gx, "GRID_Y": gy, "GRID_Z": gz}
+    if len(plan["launches"]) > 1:  # split-K: the finish kernel over the workspace
+        finish = plan["launches"][1]
+        defines.update({"FINISH_GRID_X": finish["grid"][0], "FINISH_THREADS": finish["block"][0],
+                        "WORKSPACE_BYTES": plan["workspace_bytes"]})
     exe = os.path.join(work, "run")
     cmd = [clang, "-x", "c++", "-std=c++20", "-O1", "-w", "-I", HERE,
            *[f"-D{key}={value}" for key, value in defines.items()],

@@ -1,5 +1,6 @@
 // One contraction case of emulate_matmul.py: random inputs, a double
-// reference from the case's macros, the kernel run block by block.
+// reference from the case's macros, the kernel run block by block (and
+// the finish kernel after it, over a workspace, for a split-K plan).
 #include "cuda_on_cpu.h"
 #include KERNEL
 #include <cstdio>
@@ -31,26 +32,26 @@ int main() {
           s += (double)value(A_AT(bt, m, k)) * (double)value(B_AT(bt, k, n));
         ref[(bt * M + m) * N + n] = EPILOGUE;
       }
-  blockDim = {THREADS, 1, 1};
-  gridDim = {GRID_X, GRID_Y, GRID_Z};
-  for (int bz = 0; bz < GRID_Z; ++bz)
-    for (int by = 0; by < GRID_Y; ++by)
-      for (int bx = 0; bx < GRID_X; ++bx) {
-        std::barrier<> barrier(THREADS);
-        blockBarrier = &barrier;
-        std::vector<std::thread> threads;
-        for (int t = 0; t < THREADS; ++t)
-          threads.emplace_back([&, t] {
-            threadIdx = {t, 0, 0};
-            blockIdx = {bx, by, bz};
-            matmul(ARGS);
-          });
-        for (auto &t : threads)
-          t.join();
-      }
+#ifdef FINISH_GRID_X
+  // Split-K: the parts' workspace (NaN until written) and the finish kernel.
+  std::vector<float> workspace(WORKSPACE_BYTES / 4, std::nanf(""));
+#define WS , reinterpret_cast<unsigned char *>(workspace.data())
+#else
+#define WS
+#endif
+  launch(GRID_X, GRID_Y, GRID_Z, THREADS, [&] { matmul(ARGS WS); });
+#ifdef FINISH_GRID_X
+  launch(FINISH_GRID_X, 1, 1, FINISH_THREADS, [&] { finish(ARGS WS); });
+#endif
   double err = 0;
   for (size_t i = 0; i < out.size(); ++i)
-    err = std::max(err, (double)std::fabs(out[i] - ref[i]));
+  {
+    double d = std::fabs((double)out[i] - ref[i]);
+    if (!(d <= err)) // a NaN (an unwritten or poisoned sum) too
+      err = d;
+  }
+  if (badCopy || std::isnan(err))
+    err = 1e30;
   std::printf("%g\n", err);
   return 0;
 }

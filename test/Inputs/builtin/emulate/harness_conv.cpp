@@ -33,23 +33,7 @@ int main() {
         s += (double)value(A[A_AT(m, k)]) * (double)value(B[B_AT(k, n)]);
       ref[OUT_AT(m, n)] = EPILOGUE;
     }
-  blockDim = {THREADS, 1, 1};
-  gridDim = {GRID_X, GRID_Y, GRID_Z};
-  for (int bz = 0; bz < GRID_Z; ++bz)
-    for (int by = 0; by < GRID_Y; ++by)
-      for (int bx = 0; bx < GRID_X; ++bx) {
-        std::barrier<> barrier(THREADS);
-        blockBarrier = &barrier;
-        std::vector<std::thread> threads;
-        for (int t = 0; t < THREADS; ++t)
-          threads.emplace_back([&, t] {
-            threadIdx = {t, 0, 0};
-            blockIdx = {bx, by, bz};
-            conv(ARGS);
-          });
-        for (auto &t : threads)
-          t.join();
-      }
+  launch(GRID_X, GRID_Y, GRID_Z, THREADS, [&] { conv(ARGS); });
   double err = 0;
   for (size_t i = 0; i < out.size(); ++i)
     err = std::max(err, (double)std::fabs(out[i] - ref[i]));

@@ -1,0 +1,89 @@
+//===- ProductTail.cpp - How every product kernel ends --------------------===//
+//
+// The store loops, launches and variant names of the product kernels
+// (ProductTail.h): one place for what the matmul and convolution kernels
+// of every tiling write the same way after their products.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProductTail.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+FailureOr<Launch> cuda_agent::builtin::productLaunch(const ProductShape &p,
+                                                     int bm, int bn,
+                                                     int threads,
+                                                     int64_t sharedBytes,
+                                                     std::string &why) {
+  Launch launch{p.kernel.str(),
+                {(p.N + bn - 1) / bn, (p.M + bm - 1) / bm, p.batches},
+                {threads, 1, 1},
+                sharedBytes};
+  if (launch.grid[1] > 65535) {
+    why = "more than 65535 row tiles";
+    return failure();
+  }
+  return launch;
+}
+
+namespace {
+/// The tail every tiling shares: `storeLoop`, the epilogue, `storeEnd`,
+/// then the variant `name` over the `bm` x `bn` tiles.
+FailureOr<Variant> close(const ProductShape &p, std::string src,
+                         FailureOr<std::string> epilogue, StringRef storeLoop,
+                         StringRef storeEnd, int bm, int bn, int threads,
+                         int64_t sharedBytes, std::string name,
+                         std::string &why) {
+  if (failed(epilogue))
+    return failure();
+  src += storeLoop.str() + *epilogue + storeEnd.str();
+  FailureOr<Launch> launch =
+      productLaunch(p, bm, bn, threads, sharedBytes, why);
+  if (failed(launch))
+    return failure();
+  return Variant{std::move(name), std::move(src), {*launch}};
+}
+} // namespace
+
+FailureOr<Variant> cuda_agent::builtin::closeProduct(
+    const ProductShape &p, const Tiling &t, std::string src,
+    FailureOr<std::string> epilogue, std::string &why) {
+  return close(p, std::move(src), std::move(epilogue),
+               tiles::simtStoreLoop(t, p.M, p.N), tiles::simtStoreEnd(), t.bm,
+               t.bn, t.threads(), 0,
+               llvm::formatv("simt-{0}x{1}x{2}-t{3}x{4}", t.bm, t.bn, t.bk,
+                             t.tm, t.tn),
+               why);
+}
+
+FailureOr<Variant> cuda_agent::builtin::closeProduct(
+    const ProductShape &p, const MmaTiling &t, std::string src,
+    FailureOr<std::string> epilogue, std::string &why) {
+  return close(p, std::move(src), std::move(epilogue),
+               tiles::mmaStoreLoop(t, p.M, p.N), tiles::mmaStoreEnd(), t.bm,
+               t.bn, t.threads(), 0,
+               llvm::formatv("mma-{0}x{1}x{2}-w{3}x{4}", t.bm, t.bn, t.bk,
+                             t.warpsM, t.warpsN),
+               why);
+}
+
+std::string cuda_agent::builtin::tf32VariantName(const Tf32Tiling &t,
+                                                 Tf32Split split) {
+  return llvm::formatv("{0}-{1}x{2}x{3}-s{4}-w{5}x{6}",
+                       split == Tf32Split::Three ? "3xtf32" : "tf32", t.bm,
+                       t.bn, t.bk, t.stages, t.warpsM, t.warpsN);
+}
+
+FailureOr<Variant> cuda_agent::builtin::closeProduct(
+    const ProductShape &p, const Tf32Tiling &t, Tf32Split split,
+    int64_t sharedBytes, std::string src, FailureOr<std::string> epilogue,
+    std::string &why) {
+  return close(p, std::move(src), std::move(epilogue),
+               tiles::mmaStoreLoop(t.mmaTiling(), p.M, p.N),
+               tiles::mmaStoreEnd(), t.bm, t.bn, t.threads(), sharedBytes,
+               tf32VariantName(t, split), why);
+}
