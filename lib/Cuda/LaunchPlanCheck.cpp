@@ -145,6 +145,28 @@ int64_t mlir::cuda_agent::getMaxSharedBytes(StringRef arch) {
   }
 }
 
+llvm::Expected<std::string>
+mlir::cuda_agent::getCandidateArch(StringRef planText, StringRef chip) {
+  llvm::Expected<json::Value> plan = json::parse(planText);
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return chip.str();
+  }
+  const json::Object *root = plan->getAsObject();
+  const json::Value *arch = root ? root->get(StringRef(wire::kArch)) : nullptr;
+  if (!arch)
+    return chip.str();
+  std::string specific = chip.str() + "a";
+  if (arch->getAsString() == std::optional<StringRef>(specific) ||
+      arch->getAsString() == std::optional<StringRef>(chip))
+    return std::string(*arch->getAsString());
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "launch plan: '%s' may only be '%s' (the arch-specific form of the "
+      "target %s)",
+      wire::kArch, specific.c_str(), chip.str().c_str());
+}
+
 Error mlir::cuda_agent::validateLaunchPlan(const json::Value &plan,
                                            const CompiledKernel &kernel,
                                            unsigned numBuffers) {
@@ -153,8 +175,12 @@ Error mlir::cuda_agent::validateLaunchPlan(const json::Value &plan,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "launch plan: must be a JSON object");
   FieldReader top(*root, "top level");
-  if (Error err = top.checkKeys({"launches", "workspace_bytes"}))
+  if (Error err = top.checkKeys({"launches", "workspace_bytes", StringRef(wire::kArch)}))
     return err;
+  if (const json::Value *arch = root->get(StringRef(wire::kArch)))
+    if (arch->getAsString() != std::optional<StringRef>(kernel.arch))
+      return top.fail("'" + StringRef(wire::kArch) + "' must be the arch the kernel "
+                      "was compiled for, '" + kernel.arch + "'");
   int64_t workspaceBytes = 0;
   if (Error err = top.getOptionalInt("workspace_bytes", kMaxWorkspaceBytes,
                                      workspaceBytes))

@@ -302,12 +302,26 @@ std::vector<Expected<CompiledKernel>>
 mlir::cuda_agent::compileCandidates(llvm::ArrayRef<std::string> sources,
                                     const CompileOptions &options,
                                     unsigned jobs) {
+  std::vector<std::string> archs(sources.size(), options.arch);
+  return compileCandidates(sources, archs, options, jobs);
+}
+
+std::vector<Expected<CompiledKernel>>
+mlir::cuda_agent::compileCandidates(llvm::ArrayRef<std::string> sources,
+                                    llvm::ArrayRef<std::string> archs,
+                                    const CompileOptions &options,
+                                    unsigned jobs) {
+  assert(archs.size() == sources.size() && "one arch per source");
   // Expected has no default state; fill optionals, then move them out.
   std::vector<std::optional<Expected<CompiledKernel>>> slots(sources.size());
   {
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
     for (size_t i = 0; i < sources.size(); ++i)
-      pool.async([&, i] { slots[i].emplace(compileCandidate(sources[i], options)); });
+      pool.async([&, i] {
+        CompileOptions own = options;
+        own.arch = archs[i];
+        slots[i].emplace(compileCandidate(sources[i], own));
+      });
     pool.wait();
   }
   std::vector<Expected<CompiledKernel>> results;

@@ -340,7 +340,9 @@ private:
   }
 
   /// The cubin for devices of `chip`'s compute capability; the PTX, which
-  /// the driver compiles for newer ones, after it.
+  /// the driver compiles for newer ones, after it, unless the kernel was
+  /// built for the arch-specific `chip`a (`sm_90a`), whose PTX runs on no
+  /// other chip.
   void writeObjects(raw_ostream &os, StringRef id, const PlanLaunch &launch) {
     auto [major, minor] = computeCapability(chip);
     std::string dev = "%" + id.str() + "_cubin_device";
@@ -367,7 +369,10 @@ private:
     os << "          hal.return %" << id << "_is_chip : i1\n";
     os << "        } ordinal(0) = [#hal.executable.object<{data = "
        << denseBytes(plan.objects.lookup(launch.object)) << "}>]";
-    if (!ptxText.empty()) {
+    // An arch-specific kernel (plan chip sm_90a: wgmma) has no PTX a newer
+    // chip could JIT: its cubin is the only object.
+    bool archSpecific = StringRef(plan.chip).ends_with("a");
+    if (!ptxText.empty() && !archSpecific) {
       // cuModuleLoadData takes PTX as a C string.
       std::string ptx = ptxText.str();
       ptx.push_back('\0');

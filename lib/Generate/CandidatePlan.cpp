@@ -19,7 +19,8 @@ namespace json = llvm::json;
 LaunchPlan cuda_agent::buildCandidatePlan(const KernelTask &task, const json::Object &plan,
                               const CompiledKernel &kernel) {
   LaunchPlan result;
-  result.chip = task.arch;
+  // The arch the cubin is for: the task's chip or its arch-specific form.
+  result.chip = kernel.arch;
   SmallVector<std::string> args;
   for (const OperandSpec &operand : task.operands) {
     result.buffers.push_back({operand.name, operand.shape, operand.dtype,

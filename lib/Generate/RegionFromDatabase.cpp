@@ -8,6 +8,7 @@
 
 #include "Generator.h"
 
+#include "cuda-agent/Cuda/LaunchPlanCheck.h"
 #include "cuda-agent/Splice/KernelSplicer.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -52,7 +53,12 @@ void Generator::fromDatabase(func::FuncOp func, const KernelTask &task,
     recordDecision(report, -1);
   };
   CompileOptions compileOptions;
-  compileOptions.arch = options.chip;
+  // The arch it was verified for: the chip or its arch-specific form.
+  llvm::Expected<std::string> arch =
+      getCandidateArch(record.launchPlanJson, options.chip);
+  if (!arch)
+    return fail("error", llvm::toString(arch.takeError()));
+  compileOptions.arch = *arch;
   llvm::Expected<CompiledKernel> kernel =
       compileCandidate(record.source, compileOptions);
   if (!kernel)

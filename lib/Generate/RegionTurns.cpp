@@ -10,6 +10,7 @@
 
 #include "Generator.h"
 
+#include "cuda-agent/Cuda/LaunchPlanCheck.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Pipelines/OracleBuilder.h"
 #include "cuda-agent/Splice/KernelSplicer.h"
@@ -229,11 +230,19 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
       break;
     lastTurn = *proposed;
     lastTurnHistory = history.size();
-    std::vector<std::string> sources;
-    for (const Candidate &candidate : *proposed)
+    // A candidate may ask for the chip's arch-specific form (sm_90a); an
+    // arch it may not have is compiled for the chip and its plan rejected.
+    std::vector<std::string> sources, archs;
+    for (const Candidate &candidate : *proposed) {
       sources.push_back(candidate.source);
+      llvm::Expected<std::string> arch =
+          getCandidateArch(candidate.launchPlan, options.chip);
+      archs.push_back(arch ? *arch : options.chip);
+      if (!arch)
+        llvm::consumeError(arch.takeError());
+    }
     std::vector<llvm::Expected<CompiledKernel>> compiled =
-        compileCandidates(sources, compileOptions, options.jobs);
+        compileCandidates(sources, archs, compileOptions, options.jobs);
 
     size_t firstReport = report.candidates.size();
     Job turnJob = job;

@@ -376,7 +376,11 @@ json runBundle(const Options &options, ExitCode &exitCode) {
   PlanRunner runner(driver, plan, options.device);
   const DeviceInfo &device = runner.getDevice();
   summary["device"] = describeDevice(device);
-  if (!plan.chip.empty() && plan.chip != device.arch)
+  // An arch-specific plan (sm_90a) runs on its chip (sm_90).
+  std::string planChip = plan.chip;
+  if (planChip.size() > 5 && planChip.back() == 'a')
+    planChip.pop_back();
+  if (!planChip.empty() && planChip != device.arch)
     summary["warnings"].push_back("the plan is for " + plan.chip +
                                   ", the device is " + device.arch);
 

@@ -386,6 +386,44 @@ TEST_F(LaunchPlanTest, SharedBytes) {
   EXPECT_EQ(getMaxSharedBytes("sm_1"), 48 * 1024);
 }
 
+TEST_F(LaunchPlanTest, ArchSpecificBuild) {
+  // A plan may ask for the chip's arch-specific form, nothing else.
+  std::string plan = R"({"arch": "sm_90a", "launches": [{"kernel": "add_relu", "grid": [1], "block": [1]}]})";
+  llvm::Expected<std::string> arch = getCandidateArch(plan, "sm_90");
+  ASSERT_TRUE(bool(arch)) << llvm::toString(arch.takeError());
+  EXPECT_EQ(*arch, "sm_90a");
+  llvm::Expected<std::string> plain =
+      getCandidateArch(launch(R"("grid": [1], "block": [1])"), "sm_90");
+  ASSERT_TRUE(bool(plain));
+  EXPECT_EQ(*plain, "sm_90");
+  EXPECT_CONTAINS(
+      messageOf(getCandidateArch(R"({"arch": "sm_100a", "launches": []})",
+                                 "sm_90")
+                    .takeError()),
+      "'arch' may only be 'sm_90a'");
+  // The plan's arch must be the one the kernel was built for.
+  EXPECT_CONTAINS(check(plan), "'arch' must be the arch the kernel was "
+                               "compiled for, 'sm_90'");
+  CompileOptions options;
+  options.arch = "sm_90a";
+  std::optional<CompiledKernel> specific =
+      compileOk(readInput("ok-add-relu.cu"), options);
+  ASSERT_TRUE(specific.has_value());
+  EXPECT_EQ(specific->arch, "sm_90a");
+  EXPECT_EQ(check(plan, kNumBuffers, &*specific), "");
+  // compileCandidates builds each source for its own arch.
+  std::vector<std::string> sources = {readInput("ok-add-relu.cu"),
+                                      readInput("ok-add-relu.cu")};
+  std::vector<std::string> archs = {"sm_90", "sm_90a"};
+  std::vector<llvm::Expected<CompiledKernel>> results =
+      compileCandidates(sources, archs, CompileOptions(), /*jobs=*/2);
+  ASSERT_EQ(results.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(bool(results[i])) << llvm::toString(results[i].takeError());
+    EXPECT_EQ(results[i]->arch, archs[i]);
+  }
+}
+
 TEST_F(LaunchPlanTest, KernelParameters) {
   std::string plan = launch(R"("grid": [1], "block": [1])");
   EXPECT_CONTAINS(check(plan, /*numBuffers=*/2),

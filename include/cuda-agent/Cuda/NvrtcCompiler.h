@@ -87,6 +87,14 @@ std::vector<llvm::Expected<CompiledKernel>>
 compileCandidates(llvm::ArrayRef<std::string> sources,
                   const CompileOptions &options, unsigned jobs);
 
+/// compileCandidates() with source i compiled for `archs[i]` instead of
+/// `options.arch` (an arch-specific `sm_90a` beside the session's `sm_90`);
+/// `archs` has one entry per source.
+std::vector<llvm::Expected<CompiledKernel>>
+compileCandidates(llvm::ArrayRef<std::string> sources,
+                  llvm::ArrayRef<std::string> archs,
+                  const CompileOptions &options, unsigned jobs);
+
 } // namespace mlir::cuda_agent
 
 #endif // CUDA_AGENT_CUDA_NVRTCCOMPILER_H

@@ -106,6 +106,8 @@ inline constexpr char kVerifiedAt[] = "verified_at";
 inline constexpr char kExitCode[] = "exit_code";
 inline constexpr char kGpu[] = "gpu";
 inline constexpr char kDevices[] = "devices";
+// A device's arch; also the key of a candidate's launch plan asking for
+// the arch-specific build of the chip, `sm_90a` (LaunchPlanCheck.h).
 inline constexpr char kArch[] = "arch";
 inline constexpr char kMemoryBytes[] = "memory_bytes";
 // result.json, one candidate's verdict.

@@ -71,6 +71,16 @@ inline const GpuTarget &getGpuTarget(const char *chip) {
   return kDefaultGpuTarget;
 }
 
+/// getGpuTarget(chip)'s numbers under `chip`'s own name, so that code
+/// generation can tell an sm_80 from an sm_90 even when both plan with the
+/// default target's numbers (`chip` must outlive the copy).
+inline GpuTarget getGpuTargetFor(const char *chip) {
+  GpuTarget target = getGpuTarget(chip);
+  if (chip && *chip)
+    target.chip = chip;
+  return target;
+}
+
 } // namespace mlir::cuda_agent
 
 #endif // CUDA_AGENT_TARGET_GPUTARGET_H

@@ -15,7 +15,8 @@
 //  - any single reduction, a thread per output element (SerialReduction.cpp).
 //
 // Part 2 covers contractions (Matmul.cpp): register-tiled products with
-// their epilogues, f16/bf16 ones on tensor cores (MatmulMma.cpp) and f32
+// their epilogues, f16/bf16 ones on tensor cores (Hopper's wgmma in
+// MatmulWgmma.cpp, mma.sync in MatmulMma.cpp) and f32
 // ones as 3xTF32 on tensor cores (MatmulTf32.cpp, plain TF32 too under
 // precision=tf32); part 3 convolutions as implicit GEMMs on the same tiles
 // (Conv.cpp). Only these two see regions with a product. Each region gets several variants
@@ -96,7 +97,7 @@ public:
                                 /*allowContractions=*/true)))
       return llvm::createStringError("%s", why.c_str());
     std::vector<Variant> variants =
-        writeVariants(region, getGpuTarget(task.arch.c_str()),
+        writeVariants(region, getGpuTargetFor(task.arch.c_str()),
                       task.precision == wire::kPrecisionTf32 ? Precision::Tf32
                                                : Precision::F32,
                       why);

@@ -7,6 +7,8 @@
 
 #include "KernelText.h"
 
+#include "cuda-agent/Runner/Protocol.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -37,6 +39,8 @@ llvm::json::Value cuda_agent::builtin::launchPlan(const Variant &v) {
   llvm::json::Object plan{{"launches", std::move(launches)}};
   if (v.workspaceBytes)
     plan["workspace_bytes"] = v.workspaceBytes;
+  if (!v.arch.empty())
+    plan[wire::kArch] = v.arch;
   return plan;
 }
 

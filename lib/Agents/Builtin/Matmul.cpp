@@ -11,8 +11,9 @@
 // accumulators before the only store. f32 inputs are read as float4
 // where their rows are whole vectors. Rows, columns and the reduced
 // dimension need not be tile multiples (bounds checks where they are not).
-// f16 and bf16 operands get the tensor-core kernels (MatmulMma.cpp) first
-// and these, converting to f32 as the tiles are loaded, after; f32 operands
+// f16 and bf16 operands get the warpgroup kernels on sm_90 (MatmulWgmma.cpp)
+// and the tensor-core kernels (MatmulMma.cpp) first and these, converting to
+// f32 as the tiles are loaded, after; f32 operands
 // get the 3xTF32 tensor-core kernels (MatmulTf32.cpp) first. Convolutions, matrix-vector products, integer
 // and f64 products and reductions after the product are not written yet:
 // their regions get no candidate and the reason.
@@ -469,6 +470,8 @@ public:
       list.add(failure(), reason);
       return;
     }
+    // On sm_90 the wgmma kernels ran 5x faster than mma.sync (docs/perf.md).
+    addWgmmaVariants(region, *c, target, list);
     addMmaVariants(region, *c, target, list);
     addTf32Variants(region, *c, target, precision == Precision::Tf32, list);
     for (const Tiling &t :

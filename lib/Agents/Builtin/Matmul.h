@@ -160,6 +160,12 @@ SmallVector<MmaTiling> mmaTilings();
 void addMmaVariants(const LinalgRegion &region, const Contraction &c,
                     const GpuTarget &target, VariantList &list);
 
+/// Appends the warpgroup (wgmma) variants (MatmulWgmma.cpp), built for
+/// sm_90a, when both operands are f16 or both bf16 and `target` is sm_90:
+/// no variant (and no reason, the mma.sync ones follow) otherwise.
+void addWgmmaVariants(const LinalgRegion &region, const Contraction &c,
+                      const GpuTarget &target, VariantList &list);
+
 } // namespace mlir::cuda_agent::builtin
 
 #endif // CUDA_AGENT_AGENTS_BUILTIN_MATMUL_H

@@ -40,6 +40,9 @@ struct Variant {
   std::string name, source;
   std::vector<Launch> launches; ///< in order, on one stream
   int64_t workspaceBytes = 0;
+  /// The arch it must be compiled for when not the target's chip: `sm_90a`
+  /// for the arch-specific instructions (wgmma) of an sm_90 target.
+  std::string arch;
 };
 
 /// The variants the strategies write for one region, in order, and why there

@@ -76,7 +76,7 @@ struct AgentTestBuiltinVariantsPass
                                  << " or " << wire::kPrecisionTf32;
       return signalPassFailure();
     }
-    const GpuTarget &target = getGpuTarget(chip.c_str());
+    const GpuTarget target = getGpuTargetFor(chip.c_str());
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!func->hasAttr(kRegionAttrName) || func.isExternal())
         continue;
