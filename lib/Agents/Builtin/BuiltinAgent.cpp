@@ -40,8 +40,8 @@ ArrayRef<const Strategy *> cuda_agent::builtin::getStrategies() {
   // before its general one.
   static const Strategy *const strategies[] = {
       &getConvStrategy(),            &getMatmulStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
-      &getRowsSplitStrategy(),       &getRowsStrategy(),
-      &getSerialReductionStrategy(),
+      &getRowsClusterStrategy(),     &getRowsSplitStrategy(),       &getRowsStrategy(),
+      &getRowsClusterStagedStrategy(), &getSerialReductionStrategy(),
   };
   return strategies;
 }

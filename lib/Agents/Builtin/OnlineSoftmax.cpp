@@ -5,7 +5,7 @@
 // element equal to m adds 1 without exp, so that -inf elements ahead of the
 // first finite one add exp(-inf) = 0 once m grows, not NaN. A row streamed
 // from memory is then read twice instead of three times; a split row merges
-// its chunks' (m, s) pairs the same way.
+// its chunks' (m, s) pairs the same way, and a cluster row its blocks'.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,6 +84,11 @@ LogicalResult RowKernelWriter::writeOnlineSoftmax(linalg::GenericOp max,
            merge("part" + std::to_string(n) + "[w]",
                  "parts" + std::to_string(n) + "[w]") +
            "  }\n";
+  if (cluster > 1)
+    writeClusterCombine({m.str(), s},
+                        [&](ArrayRef<std::string>, ArrayRef<std::string> other) {
+                          return merge(other[0], other[1]);
+                        });
   if (split) {
     // Each chunk's (m, s) into the workspace; the finish kernel merges a
     // row's chunks in order, then across its warp.

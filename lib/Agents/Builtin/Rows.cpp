@@ -30,11 +30,15 @@ RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
                                  const RowPlan &plan, std::string &why)
     : region(region), rs(rs), group(plan.group),
       blockThreads(plan.blockThreads), vector(plan.vector), cache(plan.cache),
-      splits(plan.splits), stream(plan.stream), why(why) {
+      splits(plan.splits), stream(plan.stream), cluster(plan.cluster),
+      staged(plan.staged), why(why) {
   step = int64_t(group) * vector;
   per = (rs.cols + step - 1) / step;
   split = splits > 1;
-  chunk = ((rs.cols + splits - 1) / splits + vector - 1) / vector * vector;
+  // A split row's chunks are blocks of a launch, a cluster row's the blocks
+  // of a cluster.
+  int64_t chunks = cluster > 1 ? cluster : splits;
+  chunk = ((rs.cols + chunks - 1) / chunks + vector - 1) / vector * vector;
   rowsPerBlock = blockThreads / group;
   rowIdx = delinearize("row", rs.rowDims);
   rowStart = "row * " + std::to_string(rs.cols) + "LL + c";
@@ -45,12 +49,16 @@ RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
 FailureOr<Variant> RowKernelWriter::write() {
   if (split && failed(checkSplit()))
     return failure();
+  if (cluster > 1 && failed(checkCluster()))
+    return failure();
   src =
       getPrelude().str() + "\n" +
       kernelSignature(region, split ? "partial" : "rows", blockThreads, split) +
       " {\n";
   if (split)
     writeChunkHeader();
+  else if (cluster > 1)
+    writeClusterHeader();
   else
     writeRowHeader();
   if (cache)
@@ -75,6 +83,8 @@ FailureOr<Variant> RowKernelWriter::write() {
     return failure();
   if (!fullOutputs.empty() && failed(writeWholeRowOutputs()))
     return failure();
+  if (cluster > 1)
+    return makeClusterVariant();
   src += "}\n";
   return split ? makeSplitVariant() : makeRowsVariant();
 }
@@ -146,6 +156,13 @@ RowKernelWriter::writePass(EmitFn emit,
     case RowClass::Full:
       if (cache)
         return "x" + std::to_string(i) + "[j][" + std::to_string(lane) + "]";
+      if (auto it = stagedInputs.find(i); it != stagedInputs.end()) {
+        // The block's chunk of the row, staged in shared memory.
+        std::string at = it->second + " + (c - begin)";
+        if (lane == 0)
+          loaded[i] = loadVector(writer, type, vector, at, false);
+        return laneOf(type, loaded[i], lane);
+      }
       [[fallthrough]];
     case RowClass::PerCol: {
       // Consecutive columns: lane 0 reads the step's lanes at once.
@@ -237,8 +254,11 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
   std::string acc = "acc" + std::to_string(reductions);
   // A row streamed from memory (not in registers): the max and the sum of
   // exp(x - max) in one pass, the sum rescaled whenever the max grows.
+  // (A row staged in shared memory is read again cheaply: the plain passes
+  // have no branches.)
   if (linalg::GenericOp sum;
-      !cache && ctype == "float" && (sum = findExpSum(region, g, *combiner))) {
+      !cache && !staged && ctype == "float" &&
+      (sum = findExpSum(region, g, *combiner))) {
     fusedSums.insert(sum);
     if (failed(writeOnlineSoftmax(g, sum, *combiner, acc, reductions)))
       return failure();
@@ -298,6 +318,12 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
   }
   if (split)
     writeSplitReduction(*combiner, ctype, acc, warpCombine);
+  if (cluster > 1)
+    writeClusterCombine(acc, [&](ArrayRef<std::string> into,
+                                 ArrayRef<std::string> other) {
+      return "    " + into[0] + " = " + combiner->combine(into[0], other[0]) +
+             ";\n";
+    });
   // The fill's value enters once.
   std::string init = region.splats.lookup(g.getDpsInitOperand(0)->get());
   std::string result = "red" + std::to_string(reductions);
@@ -323,7 +349,11 @@ LogicalResult RowKernelWriter::writePerRowOutputs() {
     });
     if (failed(body))
       return failure();
-    src += *body + "  if (t == 0)\n    out" + std::to_string(o) +
+    // A cluster row's values are in every block: the first one writes.
+    std::string first =
+        cluster > 1 ? " && blockIdx.x % " + std::to_string(cluster) + " == 0"
+                    : "";
+    src += *body + "  if (t == 0" + first + ")\n    out" + std::to_string(o) +
            "[row] = " + storeAs(elementOf(out), *value) + ";\n";
   }
   return success();

@@ -9,8 +9,9 @@
 // split over several blocks (RowsSplit.cpp). RowAnalysis.cpp recognizes
 // row programs; RowKernelWriter writes one variant, its pieces spread over
 // Rows.cpp (the row kernel),
-// RowsSplit.cpp (the split's partial, finish and apply kernels) and
-// OnlineSoftmax.cpp (a softmax's max and sum in one pass).
+// RowsSplit.cpp (the split's partial, finish and apply kernels),
+// RowsCluster.cpp (a row over the blocks of an sm_90 thread-block cluster)
+// and OnlineSoftmax.cpp (a softmax's max and sum in one pass).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,12 +55,19 @@ linalg::GenericOp findExpSum(const LinalgRegion &region, linalg::GenericOp max,
 /// block into the workspace, a `finish` kernel, a warp per row, combines the
 /// chunks in order and writes the values per row, and for whole-row outputs
 /// an `apply` kernel, a block per chunk again, writes the rows from the
-/// finish kernel's values.
+/// finish kernel's values. With `cluster` > 1 (sm_90), each row is cut
+/// into `cluster` chunks over the blocks of one thread-block cluster, a
+/// block per chunk: the blocks combine their reductions through distributed
+/// shared memory in one launch, and the row's later passes read the chunk
+/// from shared memory when `staged` (the row read from memory once), else
+/// from memory again (mostly L2).
 struct RowPlan {
   int group, blockThreads, vector;
   bool cache = false;
   int64_t splits = 1;
   bool stream = false;
+  int cluster = 1;
+  bool staged = false;
 };
 
 /// The variant `plan` gives for the row program `rs` of `region`.
@@ -112,6 +120,24 @@ private:
                                    const Combiner &maxOf, StringRef m,
                                    unsigned n);
 
+  // RowsCluster.cpp: a row over the blocks of a thread-block cluster.
+  /// Whether the region fits a cluster kernel (reductions in f32).
+  LogicalResult checkCluster();
+  /// The first lines of a kernel over a cluster block's chunk of its row,
+  /// its step loop and (staged) the chunk's inputs copied to shared memory.
+  void writeClusterHeader();
+  /// Combines each thread's `values` (the block's, the same in every
+  /// thread) with the other blocks' of the cluster in rank order, through
+  /// distributed shared memory; `merge(into, other)` writes one combination
+  /// of `other`'s values into `into`'s.
+  void writeClusterCombine(
+      ArrayRef<std::string> values,
+      llvm::function_ref<std::string(ArrayRef<std::string>,
+                                     ArrayRef<std::string>)>
+          merge);
+  /// The variant of a cluster row.
+  Variant makeClusterVariant() const;
+
   // RowsSplit.cpp: the split row's partial, finish and apply kernels.
   /// Whether the region can be split (one reduction or a softmax's pair).
   LogicalResult checkSplit();
@@ -137,6 +163,8 @@ private:
   bool cache;
   int64_t splits;
   bool stream;
+  int cluster;
+  bool staged;
   std::string &why;
 
   int64_t step, per;
@@ -146,6 +174,10 @@ private:
   int rowsPerBlock;
   /// The partials' part of the workspace.
   int64_t partialBytes = 0;
+  /// A cluster block's dynamic shared memory (staged chunks).
+  int64_t stagedBytes = 0;
+  /// Cross-block combinations written so far (cluster).
+  unsigned clusterCombines = 0;
   /// The source written so far.
   std::string src;
   SmallVector<std::string> rowIdx;
@@ -163,6 +195,9 @@ private:
   /// again (softmax's exponentials): kept in registers when the inputs are.
   llvm::DenseMap<Value, std::string> cachedTensors;
   llvm::DenseMap<Value, std::string> known;
+  /// The whole-row inputs a cluster block keeps its chunk of in shared
+  /// memory (staged): input number to its array.
+  llvm::DenseMap<unsigned, std::string> stagedInputs;
   unsigned reductions = 0;
   llvm::SmallPtrSet<Operation *, 2> fusedSums;
   /// A split row's prefix of the apply kernel, and the finish kernel's

@@ -3,7 +3,12 @@
 // Any single reduction into a filled output: one thread per output element
 // looping over the reduced dimensions in the reference's order (coalesced
 // for reductions over outer dimensions). The fallback for reductions the row
-// strategies do not take, and another candidate for those they do.
+// strategies do not take, and another candidate for those they do. For a
+// reduction whose innermost loop is parallel (a sum over a middle
+// dimension), the sliced form: a block covers 32 consecutive output
+// elements with `slices` warps, each warp reducing one slice of the
+// outermost reduced dimension, and the slices' partials are combined in
+// order through shared memory: `slices` times the loads in flight.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +24,47 @@ using namespace mlir::cuda_agent::builtin;
 
 namespace {
 
+/// The sliced kernel: warp s of a block reduces slice s of the outermost
+/// reduced dimension (`loops` ... `close` around `step`) for the block's 32
+/// output elements; warp 0 combines the fill and the slices in order.
+Variant writeSlices(const LinalgRegion &region, linalg::GenericOp g,
+                    const Combiner &combiner, StringRef step, StringRef loops,
+                    StringRef close, int slices) {
+  Value out = region.outputs[0];
+  std::string ctype = getCType(elementOf(out))->compute;
+  int64_t total = product(shapeOf(out));
+  int threads = 32 * slices;
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, "reduce", threads) + " {\n";
+  src += llvm::formatv("  __shared__ {0} part[{1}][32];\n"
+                       "  const long long e = blockIdx.x * 32LL + threadIdx.x "
+                       "% 32;\n"
+                       "  const int s = threadIdx.x / 32;\n"
+                       "  {0} acc = {2};\n"
+                       "  if (e < {3}LL) {{\n",
+                       ctype, slices, combiner.identity, total)
+             .str();
+  src += loops.str() + step.str() + close.str() + "  }\n";
+  src += llvm::formatv(
+             "  part[s][threadIdx.x % 32] = acc;\n"
+             "  __syncthreads();\n"
+             "  if (s == 0 && e < {0}LL) {{\n"
+             "    acc = {1};\n"
+             "    for (int q = 0; q < {2}; ++q)\n"
+             "      acc = {3};\n"
+             "    out0[e] = {4};\n"
+             "  }\n}\n",
+             total, region.splats.lookup(g.getDpsInitOperand(0)->get()),
+             slices, combiner.combine("acc", "part[q][threadIdx.x % 32]"),
+             storeAs(elementOf(out), "acc"))
+             .str();
+  return Variant{llvm::formatv("sliced-s{0}", slices).str(),
+                 src,
+                 {{"reduce", {(total + 31) / 32, 1, 1}, {threads, 1, 1}}}};
+}
+
 FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
-                                        std::string &why) {
+                                        std::string &why, int slices = 0) {
   SmallVector<linalg::GenericOp> reductions;
   for (linalg::GenericOp g : region.generics)
     if (isReduction(g))
@@ -46,15 +90,40 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
   for (unsigned k = 0; k < outMap.getNumResults(); ++k)
     dims[outMap.getDimPosition(k)] = idx[k];
   std::string loops, close;
-  for (auto [d, type] : llvm::enumerate(g.getIteratorTypesArray())) {
+  SmallVector<utils::IteratorType> iterators = g.getIteratorTypesArray();
+  if (slices && (iterators.back() != utils::IteratorType::parallel ||
+                 outMap.getNumResults() == 0 ||
+                 outMap.getDimPosition(outMap.getNumResults() - 1) !=
+                     iterators.size() - 1)) {
+    why = "a sliced reduction needs its innermost loop parallel";
+    return failure();
+  }
+  bool sliced = false;
+  for (auto [d, type] : llvm::enumerate(iterators)) {
     if (type != utils::IteratorType::reduction)
       continue;
     std::string var = "r" + std::to_string(d);
     dims[d] = var;
-    loops +=
-        llvm::formatv("    for (long long {0} = 0; {0} < {1}LL; ++{0}) {{\n",
-                      var, ranges[d])
-            .str();
+    if (slices && !sliced) {
+      // The outermost reduced dimension, one slice per warp.
+      int64_t slice = (ranges[d] + slices - 1) / slices;
+      if (slice < 2) {
+        why = "a reduced dimension too short to slice";
+        return failure();
+      }
+      loops += llvm::formatv(
+                   "#pragma unroll 8\n"
+                   "    for (long long {0} = s * {1}LL; {0} < {2}LL && {0} < "
+                   "(s + 1) * {1}LL; ++{0}) {{\n",
+                   var, slice, ranges[d])
+                   .str();
+      sliced = true;
+    } else {
+      loops +=
+          llvm::formatv("    for (long long {0} = 0; {0} < {1}LL; ++{0}) {{\n",
+                        var, ranges[d])
+              .str();
+    }
     close += "    }\n";
   }
   Block &reduceBody = g.getRegion().front();
@@ -77,6 +146,11 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
       names.lookup(combiner->op->getOperand(combiner->otherOperand));
   std::string ctype = getCType(elementOf(out))->compute;
   int64_t total = product(outShape);
+  if (slices)
+    return writeSlices(region, g, *combiner, body + "    acc = " +
+                                                combiner->combine("acc", mapped) +
+                                                ";\n",
+                       loops, close, slices);
   std::string src =
       getPrelude().str() + "\n" + kernelSignature(region, "reduce") + " {\n";
   src += llvm::formatv(
@@ -108,6 +182,13 @@ public:
   void addVariants(const LinalgRegion &region, const GpuTarget &,
                    Precision, VariantList &list) const override {
     std::string reason;
+    // Over a middle dimension: the sliced form first (when it applies; on
+    // the H200 at 128 x 4096 x 4095, 16 slices 2400 us, 8 slices 2472 us,
+    // the serial kernel 2419 us).
+    std::string sliceWhy;
+    if (FailureOr<Variant> v = writeSerialReduction(region, 256, sliceWhy, 16);
+        succeeded(v))
+      list.variants.push_back(std::move(*v));
     list.add(writeSerialReduction(region, 256, reason), reason);
   }
 };

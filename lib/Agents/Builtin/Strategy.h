@@ -108,6 +108,8 @@ const Strategy &getConvStrategy();
 const Strategy &getMatmulStrategy();
 const Strategy &getTransposeStrategy();
 const Strategy &getElementwiseStrategy();
+const Strategy &getRowsClusterStrategy();
+const Strategy &getRowsClusterStagedStrategy();
 const Strategy &getRowsSplitStrategy();
 const Strategy &getRowsStrategy();
 const Strategy &getSerialReductionStrategy();

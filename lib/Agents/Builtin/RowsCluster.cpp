@@ -1,0 +1,287 @@
+//===- RowsCluster.cpp - A row over the blocks of a thread-block cluster --===//
+//
+// On sm_90 the blocks of a thread-block cluster run at the same time and
+// read each other's shared memory (distributed shared memory). A row that is
+// too long for one block is cut into one chunk per block of a cluster
+// (`__cluster_dims__`, so a plain launch makes the clusters): each block
+// reduces its chunk, the blocks exchange their partials through distributed
+// shared memory and combine them in rank order (every block ends with the
+// same value, the same bits), and the row's later passes run in the same
+// launch. Staged, each block first copies its chunk of the row's inputs into
+// shared memory (a 1.5 MB row fits 8 blocks of 192 KB), so the row is read
+// from memory once and written once; otherwise later passes read the chunk
+// from memory again, mostly from L2 while the cluster's row is recent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelText.h"
+#include "Rows.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+/// The cluster primitives of the kernels, in PTX (sm_90): a barrier over the
+/// cluster's threads (release, then acquire: shared memory writes before it
+/// are visible to every block after it), and a load from the shared memory
+/// of the block of rank `rank` at the address of `p` in this one.
+static constexpr const char *kClusterHelpers = R"(
+__device__ __forceinline__ void ca_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+               "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ float ca_cluster_load(const float *p, unsigned rank) {
+  unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(p)), remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote) : "r"(local), "r"(rank));
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];"
+               : "=f"(v) : "r"(remote) : "memory");
+  return v;
+}
+)";
+
+LogicalResult RowKernelWriter::checkCluster() {
+  if (cache || split) {
+    why = "a cluster row keeps no row in registers and is not split";
+    return failure();
+  }
+  for (linalg::GenericOp g : region.generics)
+    if (isReduction(g) && !elementOf(g.getResult(0)).isF32()) {
+      why = "a cluster row combines f32 reductions only";
+      return failure();
+    }
+  return success();
+}
+
+void RowKernelWriter::writeClusterHeader() {
+  // The helpers before the kernel, the cluster's shape on it.
+  StringRef global = "extern \"C\" __global__ void ";
+  size_t at = src.rfind(global.str());
+  src.insert(at + global.size(),
+             llvm::formatv("__cluster_dims__({0}, 1, 1) ", cluster).str());
+  src.insert(at, std::string(kClusterHelpers).substr(1) + "\n");
+  src += llvm::formatv("  const long long row = blockIdx.x / {0};\n"
+                       "  const int t = threadIdx.x;\n"
+                       "  const long long begin = (blockIdx.x % {0}) * {1}LL;\n"
+                       "  const long long end = begin + {1}LL < {2}LL ? begin "
+                       "+ {1}LL : {2}LL;\n",
+                       cluster, chunk, rs.cols)
+             .str();
+  stepLoop = llvm::formatv("#pragma unroll 4\n"
+                           "  for (long long c = begin + (long long)t * {0}; "
+                           "c < end; c += {1}LL) {{\n",
+                           vector, step)
+                 .str();
+  if (!staged)
+    return;
+  // Each whole-row input's chunk into shared memory, read once (no L1
+  // allocation), `unroll` loads in flight per thread before their stores;
+  // every thread later reads back the columns it wrote, so no barrier is
+  // needed before the passes.
+  int64_t steps = (chunk + step - 1) / step;
+  int64_t unroll = std::min<int64_t>(8, steps);
+  src += "  extern __shared__ __align__(16) unsigned char ca_smem[];\n";
+  int64_t offset = 0;
+  for (auto [i, in] : llvm::enumerate(region.inputs)) {
+    if (shapeOf(in) != ArrayRef<int64_t>(fullShape))
+      continue;
+    Type type = elementOf(in);
+    std::string storage = getCType(type)->storage;
+    std::string vec = llvm::formatv("ca_vec<{0}, {1}>", storage, vector).str();
+    std::string array = "s" + std::to_string(i);
+    stagedInputs[i] = array;
+    bool sixteen = vector * type.getIntOrFloatBitWidth() == 128;
+    std::string ptr = "reinterpret_cast<const " + vec + " *>(in" +
+                      std::to_string(i) + " + " + rowStart + ")";
+    src += llvm::formatv(
+               "  {0} *{1} = reinterpret_cast<{0} *>(ca_smem + {2});\n"
+               "  for (long long c0 = begin + (long long)t * {3}; c0 < end; "
+               "c0 += {4}LL) {{\n"
+               "    {5} w[{6}];\n"
+               "#pragma unroll\n"
+               "    for (int u = 0; u < {6}; ++u) {{\n"
+               "      const long long c = c0 + u * {7}LL;\n"
+               "      if (c < end)\n        w[u] = {8};\n"
+               "    }\n"
+               "#pragma unroll\n"
+               "    for (int u = 0; u < {6}; ++u) {{\n"
+               "      const long long c = c0 + u * {7}LL;\n"
+               "      if (c < end)\n"
+               "        *reinterpret_cast<{5} *>({1} + (c - begin)) = w[u];\n"
+               "    }\n  }\n",
+               storage, array, offset, vector, unroll * step, vec, unroll, step,
+               sixteen ? "ca_load_stream(" + ptr + ")" : "*" + ptr)
+               .str();
+    int64_t bytes = chunk * int64_t(type.getIntOrFloatBitWidth() / 8);
+    offset += (bytes + 15) / 16 * 16;
+  }
+  stagedBytes = offset;
+}
+
+void RowKernelWriter::writeClusterCombine(
+    ArrayRef<std::string> values,
+    llvm::function_ref<std::string(ArrayRef<std::string>,
+                                   ArrayRef<std::string>)>
+        merge) {
+  // Thread 0 publishes the block's values; after the cluster barrier every
+  // thread combines the blocks' values in rank order.
+  std::string slot = "cl" + std::to_string(clusterCombines++);
+  src += llvm::formatv("  __shared__ float {0}[{1}];\n  if (t == 0) {{\n", slot,
+                       values.size())
+             .str();
+  for (auto [k, value] : llvm::enumerate(values))
+    src += llvm::formatv("    {0}[{1}] = {2};\n", slot, k, value).str();
+  src += "  }\n  ca_cluster_sync();\n";
+  SmallVector<std::string> others;
+  for (auto [k, value] : llvm::enumerate(values)) {
+    src += llvm::formatv("  {0} = ca_cluster_load(&{1}[{2}], 0u);\n", value,
+                         slot, k)
+               .str();
+    others.push_back(slot + "o" + std::to_string(k));
+  }
+  src += llvm::formatv("  for (unsigned r = 1; r < {0}u; ++r) {{\n", cluster)
+             .str();
+  for (auto [k, other] : llvm::enumerate(others))
+    src +=
+        llvm::formatv("    const float {0} = ca_cluster_load(&{1}[{2}], r);\n",
+                      other, slot, k)
+            .str();
+  src += merge(values, others) + "  }\n";
+}
+
+Variant RowKernelWriter::makeClusterVariant() const {
+  // No block leaves while another of its cluster may read its shared memory.
+  std::string text = src;
+  if (clusterCombines)
+    text += "  ca_cluster_sync();\n";
+  text += "}\n";
+  return Variant{
+      llvm::formatv("cluster{0}-b{1}-v{2}{3}", cluster, blockThreads, vector,
+                    staged ? "-staged" : "")
+          .str(),
+      text,
+      {{"rows", {rs.rows * cluster, 1, 1}, {blockThreads, 1, 1}, stagedBytes}}};
+}
+
+//===----------------------------------------------------------------------===//
+// The strategy.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Whether `target` has thread-block clusters (sm_90 and later).
+bool hasClusters(const GpuTarget &target) {
+  StringRef chip = target.chip;
+  unsigned version = 0;
+  return chip.consume_front("sm_") &&
+         !chip.take_while(llvm::isDigit).getAsInteger(10, version) &&
+         version >= 90;
+}
+
+/// Whether the row kernels can split the region's rows over blocks
+/// (RowsSplit.cpp): one reduction, or a softmax's max and sum.
+bool isSplittable(const LinalgRegion &region) {
+  SmallVector<linalg::GenericOp> reductions;
+  for (linalg::GenericOp g : region.generics)
+    if (isReduction(g))
+      reductions.push_back(g);
+  if (reductions.size() == 1)
+    return true;
+  if (reductions.size() != 2)
+    return false;
+  Block &body = reductions[0].getRegion().front();
+  std::string why;
+  FailureOr<Combiner> maxOf = findCombiner(
+      body, body.getArgument(reductions[0].getNumDpsInputs()), why);
+  return succeeded(maxOf) &&
+         findExpSum(region, reductions[0], *maxOf) == reductions[1];
+}
+
+/// Long rows on sm_90, a row over a cluster. Streamed: few long rows that
+/// the split cannot take (layer norm's two reductions), 8 blocks per row,
+/// the later passes from L2; ahead of the other row strategies. Staged: the
+/// chunks in shared memory, after the block-per-row kernels (on the H200 at
+/// 4096 x 393216 one 192 KB block per SM runs its load, passes and stores
+/// one after the other, and a block per row was faster).
+class RowsClusterStrategy final : public Strategy {
+public:
+  explicit RowsClusterStrategy(bool staged) : staged(staged) {}
+
+  StringRef getName() const override {
+    return staged ? "rows-cluster-staged" : "rows-cluster";
+  }
+
+  bool match(const LinalgRegion &region, std::string &why) const override {
+    if (isElementwise(region))
+      return false;
+    FailureOr<RowShape> rows = analyzeRows(region, why);
+    if (failed(rows) || rows->cols < 16384)
+      return false;
+    return staged ||
+           (rows->rows < 256 && rows->cols >= 65536 && !isSplittable(region));
+  }
+
+  void addVariants(const LinalgRegion &region, const GpuTarget &target,
+                   VariantList &list) const override {
+    if (!hasClusters(target))
+      return;
+    std::string reason;
+    RowShape rows = *analyzeRows(region, reason);
+    int vector = widestVector(region, rows.cols);
+    auto add = [&](int cluster, int threads) {
+      list.add(writeRows(
+                   region, rows,
+                   {threads, threads, vector, false, 1, false, cluster, staged},
+                   reason),
+               reason);
+    };
+    if (!staged) {
+      add(8, 512);
+      add(8, 1024);
+      return;
+    }
+    // The bytes per column of the whole-row inputs a block stages.
+    int64_t columnBytes = 0;
+    SmallVector<int64_t> full(rows.rowDims);
+    full.append(rows.colDims.begin(), rows.colDims.end());
+    for (Value in : region.inputs)
+      if (shapeOf(in) == ArrayRef<int64_t>(full))
+        columnBytes += elementOf(in).getIntOrFloatBitWidth() / 8;
+    // The fewest blocks per row (at most 8, the portable cluster size)
+    // whose chunks fit shared memory (less 4 KB for the reductions' own)
+    // and whose clusters fill the SMs.
+    int64_t limit = target.maxSharedBytesPerBlock - 4096;
+    auto stagedBytes = [&](int blocks) {
+      int64_t chunk =
+          ((rows.cols + blocks - 1) / blocks + vector - 1) / vector * vector;
+      return chunk * columnBytes + 16 * 4;
+    };
+    for (int c : {2, 4, 8})
+      if (columnBytes && stagedBytes(c) <= limit &&
+          (rows.rows * c >= target.smCount || c == 8)) {
+        add(c, 1024);
+        add(c, 512);
+        return;
+      }
+  }
+
+private:
+  bool staged;
+};
+
+} // namespace
+
+const Strategy &cuda_agent::builtin::getRowsClusterStrategy() {
+  static const RowsClusterStrategy strategy(/*staged=*/false);
+  return strategy;
+}
+
+const Strategy &cuda_agent::builtin::getRowsClusterStagedStrategy() {
+  static const RowsClusterStrategy strategy(/*staged=*/true);
+  return strategy;
+}
