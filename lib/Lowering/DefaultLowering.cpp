@@ -158,13 +158,30 @@ static void narrowPowiExponents(func::FuncOp func) {
   }
 }
 
-/// The trip count of dimension `dim` of `loop`, when its bounds and step are
-/// constants.
+/// The value of `value` when it is a constant or a product, sum or
+/// difference of constants (what collapsing loops leaves as their bounds).
+static std::optional<int64_t> evaluateIndex(Value value) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return constant;
+  Operation *def = value.getDefiningOp();
+  if (!isa_and_nonnull<arith::MulIOp, arith::AddIOp, arith::SubIOp>(def))
+    return std::nullopt;
+  std::optional<int64_t> lhs = evaluateIndex(def->getOperand(0));
+  std::optional<int64_t> rhs = evaluateIndex(def->getOperand(1));
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (isa<arith::MulIOp>(def))
+    return *lhs * *rhs;
+  return isa<arith::AddIOp>(def) ? *lhs + *rhs : *lhs - *rhs;
+}
+
+/// The trip count of dimension `dim` of `loop`, when its bounds and step
+/// evaluate to constants.
 static std::optional<int64_t> parallelTripCount(scf::ParallelOp loop,
                                                 unsigned dim) {
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()[dim]);
-  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound()[dim]);
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
+  std::optional<int64_t> lower = evaluateIndex(loop.getLowerBound()[dim]);
+  std::optional<int64_t> upper = evaluateIndex(loop.getUpperBound()[dim]);
+  std::optional<int64_t> step = evaluateIndex(loop.getStep()[dim]);
   if (!lower || !upper || !step || *step <= 0)
     return std::nullopt;
   return llvm::divideCeil(std::max<int64_t>(*upper - *lower, 0), *step);

@@ -185,3 +185,22 @@ func.func @too_many_tiles(%a: memref<560000x2200000xf32>) {
   }
   return
 }
+
+// -----
+
+// The same after collapsing: KernelBench's conv output 128x128x126x126 (NCHW)
+// is 2064384 rows of 126, 258048 row tiles: on blockIdx.x.
+func.func @conv_output_full_batch(%a: memref<128x128x126x126xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %c126 = arith.constant 126 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i, %j, %k, %l) = (%c0, %c0, %c0, %c0) to (%c128, %c128, %c126, %c126) step (%c1, %c1, %c1, %c1) {
+    memref.store %z, %a[%i, %j, %k, %l] : memref<128x128x126x126xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @conv_output_full_batch(
+//       CHECK:     } {mapping = [#gpu.loop_dim_map<processor = thread_y, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+//       CHECK:   } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = block_y, {{.*}}>]}
