@@ -8,10 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Lowering/DefaultLowering.h"
+#include "cuda-agent/Lowering/LaunchPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -156,6 +158,77 @@ static void narrowPowiExponents(func::FuncOp func) {
   }
 }
 
+/// The value of `value` when it is a constant or a product, sum or
+/// difference of constants (what collapsing loops leaves as their bounds).
+static std::optional<int64_t> evaluateIndex(Value value) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return constant;
+  Operation *def = value.getDefiningOp();
+  if (!isa_and_nonnull<arith::MulIOp, arith::AddIOp, arith::SubIOp>(def))
+    return std::nullopt;
+  std::optional<int64_t> lhs = evaluateIndex(def->getOperand(0));
+  std::optional<int64_t> rhs = evaluateIndex(def->getOperand(1));
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (isa<arith::MulIOp>(def))
+    return *lhs * *rhs;
+  return isa<arith::AddIOp>(def) ? *lhs + *rhs : *lhs - *rhs;
+}
+
+/// The trip count of dimension `dim` of `loop`, when its bounds and step
+/// evaluate to constants.
+static std::optional<int64_t> parallelTripCount(scf::ParallelOp loop,
+                                                unsigned dim) {
+  std::optional<int64_t> lower = evaluateIndex(loop.getLowerBound()[dim]);
+  std::optional<int64_t> upper = evaluateIndex(loop.getUpperBound()[dim]);
+  std::optional<int64_t> step = evaluateIndex(loop.getStep()[dim]);
+  if (!lower || !upper || !step || *step <= 0)
+    return std::nullopt;
+  return llvm::divideCeil(std::max<int64_t>(*upper - *lower, 0), *step);
+}
+
+/// Keeps the grid of the tiled loop (`blocks` over `threads`, `tiles` blocks
+/// per dimension) within CUDA's limits. Innermost-first mapping puts a rank-2 loop's row tiles on
+/// blockIdx.y, at most 65535 of them: past that (a convolution's batch x
+/// output pixels at full batch), the row tiles go on blockIdx.x (below 2^31)
+/// and the column tiles on blockIdx.y, the threads mapped as usual. Fails,
+/// with an error on the loop, when no mapping fits.
+static LogicalResult fitGridLimits(ArrayRef<int64_t> tiles,
+                                   scf::ParallelOp blocks,
+                                   scf::ParallelOp threads) {
+  // Innermost-first: the last dimension on x, the one before it on y.
+  auto fits = [&](ArrayRef<int64_t> xFirst) {
+    for (auto [count, limit] : llvm::zip(xFirst, kMaxGridSize))
+      if (count > limit)
+        return false;
+    return true;
+  };
+  SmallVector<int64_t> innermostFirst(llvm::reverse(tiles));
+  if (fits(innermostFirst))
+    return success();
+  if (tiles.size() == 2 && fits({tiles[0], tiles[1]})) {
+    MLIRContext *ctx = blocks.getContext();
+    Builder builder(ctx);
+    auto dimMap = [&](gpu::Processor processor) {
+      return gpu::ParallelLoopDimMappingAttr::get(
+          ctx, processor, builder.getDimIdentityMap(),
+          builder.getDimIdentityMap());
+    };
+    if (failed(gpu::setMappingAttr(blocks, {dimMap(gpu::Processor::BlockX),
+                                            dimMap(gpu::Processor::BlockY)})) ||
+        failed(gpu::setMappingAttr(threads,
+                                   {dimMap(gpu::Processor::ThreadY),
+                                    dimMap(gpu::Processor::ThreadX)})))
+      return blocks.emitError("cannot map this loop's tiles to the grid");
+    return success();
+  }
+  InFlightDiagnostic diag = blocks.emitError()
+                            << "cannot map this scf.parallel to the GPU: its "
+                               "tiles exceed CUDA's grid limits (";
+  llvm::interleaveComma(tiles, diag);
+  return diag << " blocks)";
+}
+
 LogicalResult cuda_agent::prepareParallelLoopsForGpu(func::FuncOp func) {
   if (func.isExternal())
     return success();
@@ -188,7 +261,15 @@ LogicalResult cuda_agent::prepareParallelLoopsForGpu(func::FuncOp func) {
     // Constant inner bounds: with affine.min bounds
     // convert-parallel-loops-to-gpu silently skips loops whose extent the tile
     // does not divide.
-    scf::tileParallelLoop(loop, tileSizes, /*noMinMaxBounds=*/true);
+    SmallVector<int64_t> tiles;
+    for (auto [dim, size] : llvm::enumerate(tileSizes))
+      if (std::optional<int64_t> count = parallelTripCount(loop, dim))
+        tiles.push_back(llvm::divideCeil(*count, size));
+    auto [blocks, threads] =
+        scf::tileParallelLoop(loop, tileSizes, /*noMinMaxBounds=*/true);
+    if (tiles.size() == tileSizes.size() &&
+        failed(fitGridLimits(tiles, blocks, threads)))
+      return failure();
   }
   return success();
 }

@@ -265,6 +265,12 @@ llvm::Expected<LaunchPlan> cuda_agent::parseLaunchPlan(
                                      index);
     if (llvm::Error error = readDims(*launch, "grid", entry.grid, index))
       return std::move(error);
+    for (auto [i, size] : llvm::enumerate(entry.grid))
+      if (size > kMaxGridSize[i])
+        return llvm::createStringError(
+            "launch %zu: grid[%zu] = %lld is above CUDA's limit %lld", index,
+            i, static_cast<long long>(size),
+            static_cast<long long>(kMaxGridSize[i]));
     if (llvm::Error error = readDims(*launch, "block", entry.block, index))
       return std::move(error);
     entry.sharedBytes = launch->getInteger("shared_bytes").value_or(0);
@@ -486,6 +492,11 @@ FailureOr<LaunchPlan> cuda_agent::extractLaunchPlan(func::FuncOp func,
           return failure();
         entry.grid[i] = *g;
         entry.block[i] = *b;
+        if (*g > kMaxGridSize[i])
+          return launch.emitError()
+                 << "cannot express this launch in a launch plan: grid["
+                 << i << "] = " << *g << " is above CUDA's limit "
+                 << kMaxGridSize[i];
       }
       if (Value shared = launch.getDynamicSharedMemorySize()) {
         FailureOr<int64_t> bytes =

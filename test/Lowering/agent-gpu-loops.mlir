@@ -125,3 +125,82 @@ func.func @powi(%a: memref<256xf32>, %n: i64) {
 //  CHECK-NEXT:   %[[HI:.*]] = arith.minsi %[[LO]], %[[MAX]] : i64
 //  CHECK-NEXT:   %[[N32:.*]] = arith.trunci %[[HI]] : i64 to i32
 //  CHECK-NEXT:   math.fpowi %[[P]], %[[N32]] : f32, i32
+
+// -----
+
+// More than 65535 row tiles (560000 rows of 8: a convolution's batch x output
+// pixels at full batch) do not fit blockIdx.y: the row tiles go on blockIdx.x
+// and the column tiles on blockIdx.y; the threads keep the usual mapping
+// (the contiguous dimension on threadIdx.x).
+func.func @many_rows(%a: memref<560000x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = arith.constant 560000 : index
+  %cols = arith.constant 64 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %cols) step (%c1, %c1) {
+    memref.store %z, %a[%i, %j] : memref<560000x64xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @many_rows(
+//       CHECK:   scf.parallel
+//       CHECK:     scf.parallel
+//       CHECK:       memref.store
+//       CHECK:     } {mapping = [#gpu.loop_dim_map<processor = thread_y, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+//       CHECK:   } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = block_y, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+
+// -----
+
+// Loops whose tiles fit the grid keep the innermost-first mapping that
+// gpu-map-parallel-loops gives later (no mapping yet).
+func.func @rows_at_the_limit(%a: memref<524280x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = arith.constant 524280 : index
+  %cols = arith.constant 64 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %cols) step (%c1, %c1) {
+    memref.store %z, %a[%i, %j] : memref<524280x64xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @rows_at_the_limit(
+//   CHECK-NOT:   mapping
+//       CHECK:   return
+
+// -----
+
+// Too many tiles both ways for any mapping: an error, not a launch CUDA
+// refuses.
+func.func @too_many_tiles(%a: memref<560000x2200000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = arith.constant 560000 : index
+  %cols = arith.constant 2200000 : index
+  %z = arith.constant 0.0 : f32
+  // expected-error @below {{cannot map this scf.parallel to the GPU: its tiles exceed CUDA's grid limits (70000, 68750 blocks)}}
+  scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %cols) step (%c1, %c1) {
+    memref.store %z, %a[%i, %j] : memref<560000x2200000xf32>
+  }
+  return
+}
+
+// -----
+
+// The same after collapsing: KernelBench's conv output 128x128x126x126 (NCHW)
+// is 2064384 rows of 126, 258048 row tiles: on blockIdx.x.
+func.func @conv_output_full_batch(%a: memref<128x128x126x126xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %c126 = arith.constant 126 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i, %j, %k, %l) = (%c0, %c0, %c0, %c0) to (%c128, %c128, %c126, %c126) step (%c1, %c1, %c1, %c1) {
+    memref.store %z, %a[%i, %j, %k, %l] : memref<128x128x126x126xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @conv_output_full_batch(
+//       CHECK:     } {mapping = [#gpu.loop_dim_map<processor = thread_y, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+//       CHECK:   } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = block_y, {{.*}}>]}

@@ -9,6 +9,8 @@
 // RUN: ls %t/bundle/* | FileCheck %s --check-prefix=FILES
 // RUN: %python %S/Inputs/make_bundle.py %t/outlined.mlir %S/Inputs/relu.cu %t/wrong --shape 512
 // RUN: not cuda-agent-opt %t/outlined.mlir --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --buffer-results-to-out-params="hoist-static-allocs modify-public-functions" --agent-splice="dir=%t/wrong" 2>&1 | FileCheck %s --check-prefix=MISMATCH
+// RUN: %python %S/Inputs/make_bundle.py %t/outlined.mlir %S/Inputs/relu.cu %t/biggrid --grid-y 65536
+// RUN: not cuda-agent-opt %t/outlined.mlir --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --buffer-results-to-out-params="hoist-static-allocs modify-public-functions" --agent-splice="dir=%t/biggrid" 2>&1 | FileCheck %s --check-prefix=GRID
 // RUN: cuda-agent-opt %t/outlined.mlir --agent-splice | FileCheck %s --check-prefix=NODIR
 // REQUIRES: nvcc
 
@@ -66,6 +68,8 @@ func.func @relu_then_exp(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 // FILES: relu_then_exp_region0_relu.cubin
 // FILES-NOT: region.mlir
 
+// A plan beyond CUDA's grid limits is refused when it is read.
+// GRID: launch 0: grid[1] = 65536 is above CUDA's limit 65535
 // MISMATCH: error: cannot splice a kernel into this function: argument 0 of type 'memref<1024xf32>' does not match plan buffer 'in0'
 // Without a directory only kernels attached by agent-generate are spliced:
 // here there are none, and the region keeps its body.

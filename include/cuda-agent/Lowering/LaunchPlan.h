@@ -64,6 +64,10 @@ struct PlanLaunch {
   SmallVector<std::string> args; // Buffer names, one bare pointer each.
 };
 
+/// CUDA's limits on a launch's grid (x, y, z): what every plan's `grid`
+/// must stay within.
+constexpr std::array<int64_t, 3> kMaxGridSize = {0x7fffffff, 65535, 65535};
+
 struct LaunchPlan {
   std::string chip;
   SmallVector<PlanBuffer> buffers;

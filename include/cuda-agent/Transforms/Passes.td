@@ -228,7 +228,11 @@ def AgentGpuLoopsPass : Pass<"agent-gpu-loops", "::mlir::func::FuncOp"> {
     host or runs its last dimension sequentially. Then a rank-1 loop is tiled
     by 256 and a rank-2 loop by 8x32 (32 along the contiguous dimension, which
     the mapping puts on threadIdx.x), with constant inner bounds and an
-    `scf.if` guard for partial tiles. Loops with `scf.reduce` results are
+    `scf.if` guard for partial tiles. A rank-2 loop with more than 65535 row
+    tiles (blockIdx.y's limit) gets its row tiles mapped to blockIdx.x and
+    its column tiles to blockIdx.y here (a `mapping` attribute, which
+    `gpu-map-parallel-loops` keeps); a loop whose tiles no mapping fits in
+    CUDA's grid is an error. Loops with `scf.reduce` results are
     rejected. Do not canonicalize between this pass and the conversion: the
     canonicalizer merges the tile loops again.
 
@@ -251,6 +255,7 @@ def AgentGpuLoopsPass : Pass<"agent-gpu-loops", "::mlir::func::FuncOp"> {
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
     "::mlir::scf::SCFDialect",
   ];
 }

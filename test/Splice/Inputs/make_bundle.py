@@ -21,6 +21,7 @@ def main():
     parser.add_argument("kernel")
     parser.add_argument("outdir")
     parser.add_argument("--shape", type=int, default=1024)
+    parser.add_argument("--grid-y", type=int, default=1)
     args = parser.parse_args()
 
     hashes = re.findall(r'hash = "([0-9a-f]{64})"', open(args.outlined).read())
@@ -37,7 +38,7 @@ def main():
         "speedup": 1.5,
         "buffers": [{"name": "in0", "shape": [args.shape], "dtype": "f32", "role": "input"},
                     {"name": "out0", "shape": [args.shape], "dtype": "f32", "role": "output"}],
-        "launches": [{"kernel": "relu", "object": "relu.cubin", "grid": [4, 1, 1],
+        "launches": [{"kernel": "relu", "object": "relu.cubin", "grid": [4, args.grid_y, 1],
                       "block": [256, 1, 1], "shared_bytes": 0, "args": ["in0", "out0"]}],
     }
     with open(os.path.join(bundle, "plan.json"), "w") as f:
