@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -443,6 +444,28 @@ void dropOwnAttributes(Operation *op) {
       op->removeDiscardableAttr(attr.getName());
 }
 
+/// Writes the `dense_resource` constants in `op` (torch-mlir's weights) as
+/// `dense` ones: the module is printed one function at a time, and a
+/// function's text does not carry the module's resource section, without
+/// which IREE finds no data ("resource does not exist"). Resources of a type
+/// whose elements are not whole bytes stay as they are.
+void inlineResourceConstants(Operation *op) {
+  op->walk([](Operation *inner) {
+    for (NamedAttribute attr : llvm::to_vector(inner->getAttrs())) {
+      auto resource = dyn_cast<DenseResourceElementsAttr>(attr.getValue());
+      if (!resource)
+        continue;
+      ShapedType type = resource.getType();
+      AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+      if (!blob || !type.getElementType().isIntOrFloat() ||
+          type.getElementType().getIntOrFloatBitWidth() % 8 != 0)
+        continue;
+      inner->setAttr(attr.getName(),
+                     DenseElementsAttr::getFromRawBuffer(type, blob->getData()));
+    }
+  });
+}
+
 } // namespace
 
 void cuda_agent::generalizeElementwiseOps(Operation *op) {
@@ -507,6 +530,7 @@ FailureOr<IreeModuleExport> cuda_agent::buildIreeModule(ModuleOp module,
     }
     dropOwnAttributes(&op);
     generalizeElementwiseOps(&op);
+    inlineResourceConstants(&op);
     op.print(os, OpPrintingFlags());
     os << "\n\n";
   }
