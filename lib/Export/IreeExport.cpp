@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -35,13 +36,19 @@ using namespace mlir::cuda_agent;
 
 namespace {
 
-/// The alias the exported module gives its executable target.
-constexpr llvm::StringLiteral kTargetAlias = "#cuda_agent_target";
+/// The preprocessing spec's file in DIR.
+constexpr llvm::StringLiteral kIreeSpecFile = "spec.mlir";
+
+/// IreeRegionExport::Dispatch::offsetTrial's values.
+constexpr llvm::StringLiteral kOffsetTrialPassed = "pass";
+constexpr llvm::StringLiteral kOffsetTrialNotRun = "not run";
+
+} // namespace
 
 /// IREE's description of an sm_90 GPU (its codegen needs one; 3.13 has no
 /// `sm_90` by name): the Ampere feature set it knows, Hopper's 227 KB of
 /// shared memory per block.
-std::string executableTarget(StringRef chip) {
+std::string cuda_agent::ireeExecutableTarget(StringRef chip) {
   return llvm::formatv(
       "#hal.executable.target<\"cuda\", \"cuda-nvptx-fb\", "
       "{iree_codegen.target_info = #iree_gpu.target<arch = \"{0}\", "
@@ -56,6 +63,8 @@ std::string executableTarget(StringRef chip) {
       "232448, max_workgroup_counts = [2147483647, 65535, 65535]>>}>",
       chip);
 }
+
+namespace {
 
 std::string str(Type type) {
   std::string text;
@@ -94,7 +103,14 @@ public:
     }
     std::string text;
     llvm::raw_string_ostream os(text);
+    os << "func.func " << (func.isPrivate() ? "private " : "") << "@"
+       << func.getSymName();
+    size_t signatureStart = text.size();
     writeSignature(os);
+    record.signature = text.substr(signatureStart);
+    os << " {\n";
+    size_t bodyStart = text.size();
+    writeProvenance(os);
     writeBuffers(os);
     for (auto [i, launch] : llvm::enumerate(plan.launches)) {
       if (launch.isCopy()) {
@@ -106,17 +122,17 @@ public:
         return std::nullopt;
       }
     }
-    os << "  return";
+    record.body = text.substr(bodyStart);
+    llvm::raw_string_ostream returned(record.returned);
     if (!outputs.empty()) {
-      os << " ";
-      llvm::interleaveComma(outputs, os, [&](const PlanBuffer *buffer) {
-        os << values.lookup(buffer->name);
+      llvm::interleaveComma(outputs, returned, [&](const PlanBuffer *buffer) {
+        returned << values.lookup(buffer->name);
       });
-      os << " : ";
-      llvm::interleaveComma(func.getResultTypes(), os,
-                            [&](Type type) { os << type; });
+      returned << " : ";
+      llvm::interleaveComma(func.getResultTypes(), returned,
+                            [&](Type type) { returned << type; });
     }
-    os << "\n}\n";
+    os << "  return " << record.returned << "\n}\n";
     llvm::append_range(result.cubins, cubins);
     record.exported = true;
     return text;
@@ -194,6 +210,19 @@ private:
                            "guarantees {1}",
                            alignment, kIreeBindingAlignment)
           .str();
+    // What the verifier saw with the buffers where IREE may put them.
+    offsetTrial = kOffsetTrialNotRun;
+    if (const llvm::json::Object *trial = plan.extra.getObject(wire::kOffsetTrial))
+      if (std::optional<bool> ok = trial->getBoolean(wire::kOk)) {
+        if (!*ok)
+          return llvm::formatv("its kernel failed the verifier's run with "
+                               "every buffer at a {0}-byte (not {1}-byte) "
+                               "aligned address: {2}",
+                               kIreeBindingAlignment, 2 * kIreeBindingAlignment,
+                               trial->getString(wire::kReason).value_or("?"))
+              .str();
+        offsetTrial = kOffsetTrialPassed;
+      }
     return std::nullopt;
   }
 
@@ -205,8 +234,7 @@ private:
   }
 
   void writeSignature(raw_ostream &os) {
-    os << "func.func " << (func.isPrivate() ? "private " : "") << "@"
-       << func.getSymName() << "(";
+    os << "(";
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
       std::string name = llvm::formatv("%arg{0}", i);
       os << (i ? ", " : "") << name << ": " << type;
@@ -216,7 +244,11 @@ private:
     os << ") -> (";
     llvm::interleaveComma(func.getResultTypes(), os,
                           [&](Type type) { os << type; });
-    os << ") {\n";
+    os << ")";
+  }
+
+  /// The line that says where the kernel came from.
+  void writeProvenance(raw_ostream &os) {
     auto describe = [&](StringRef key) -> std::string {
       if (const llvm::json::Value *value = plan.extra.get(key)) {
         if (std::optional<StringRef> s = value->getAsString())
@@ -335,7 +367,8 @@ private:
                       launch.kernel);
     cubins.push_back({cubinFile, plan.objects.lookup(launch.object)});
     record.dispatches.push_back({launch.kernel, launch.grid, launch.block,
-                                 launch.sharedBytes, alignment, cubinFile});
+                                 launch.sharedBytes, alignment, cubinFile,
+                                 offsetTrial.str()});
     return true;
   }
 
@@ -346,7 +379,7 @@ private:
   void writeObjects(raw_ostream &os, StringRef id, const PlanLaunch &launch) {
     auto [major, minor] = computeCapability(chip);
     std::string dev = "%" + id.str() + "_cubin_device";
-    os << "      objects({\n        " << kTargetAlias << " if(" << dev
+    os << "      objects({\n        " << kIreeTargetAlias << " if(" << dev
        << ": !hal.device) -> i1 {\n";
     auto capability = [&](StringRef name, StringRef key, int expected) {
       std::string value = "%" + id.str() + "_" + name.str();
@@ -376,7 +409,7 @@ private:
       // cuModuleLoadData takes PTX as a C string.
       std::string ptx = ptxText.str();
       ptx.push_back('\0');
-      os << ",\n        " << kTargetAlias
+      os << ",\n        " << kIreeTargetAlias
          << " ordinal(0) = [#hal.executable.object<{data = "
          << denseBytes(ptx) << "}>]";
     }
@@ -394,6 +427,7 @@ private:
   /// The SSA value holding each buffer now, and its tensor type.
   llvm::StringMap<std::string> values, types;
   int64_t alignment = 1;
+  StringRef offsetTrial;
   StringRef ptxText;
 };
 
@@ -408,10 +442,38 @@ std::string moduleName(ModuleOp module) {
   return "module";
 }
 
-/// Rewrites the named elementwise ops of `op` (linalg.add, linalg.exp, ...)
-/// as linalg.generic: IREE 3.13's linalg no longer has them ("custom op
-/// 'linalg.add' is unknown"). Contractions, fills and copies stay named.
-void generalizeElementwiseOps(Operation *op) {
+/// Removes the flow's own discardable attributes (`cuda_agent.*`).
+void dropOwnAttributes(Operation *op) {
+  for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
+    if (attr.getName().getValue().starts_with("cuda_agent."))
+      op->removeDiscardableAttr(attr.getName());
+}
+
+/// Writes the `dense_resource` constants in `op` (torch-mlir's weights) as
+/// `dense` ones: the module is printed one function at a time, and a
+/// function's text does not carry the module's resource section, without
+/// which IREE finds no data ("resource does not exist"). Resources of a type
+/// whose elements are not whole bytes stay as they are.
+void inlineResourceConstants(Operation *op) {
+  op->walk([](Operation *inner) {
+    for (NamedAttribute attr : llvm::to_vector(inner->getAttrs())) {
+      auto resource = dyn_cast<DenseResourceElementsAttr>(attr.getValue());
+      if (!resource)
+        continue;
+      ShapedType type = resource.getType();
+      AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+      if (!blob || !type.getElementType().isIntOrFloat() ||
+          type.getElementType().getIntOrFloatBitWidth() % 8 != 0)
+        continue;
+      inner->setAttr(attr.getName(),
+                     DenseElementsAttr::getFromRawBuffer(type, blob->getData()));
+    }
+  });
+}
+
+} // namespace
+
+void cuda_agent::generalizeElementwiseOps(Operation *op) {
   SmallVector<linalg::LinalgOp> named;
   op->walk([&](linalg::LinalgOp linalgOp) {
     if (!isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(linalgOp) &&
@@ -425,18 +487,9 @@ void generalizeElementwiseOps(Operation *op) {
   }
 }
 
-/// Removes the flow's own discardable attributes (`cuda_agent.*`).
-void dropOwnAttributes(Operation *op) {
-  for (NamedAttribute attr : llvm::to_vector(op->getDiscardableAttrs()))
-    if (attr.getName().getValue().starts_with("cuda_agent."))
-      op->removeDiscardableAttr(attr.getName());
-}
-
-} // namespace
-
 std::string cuda_agent::ireeTargetFlags(StringRef chip) {
   return "'--iree-hal-target-device=#hal.device.target<\"cuda\", [" +
-         executableTarget(chip) + "]> : !hal.device'\n";
+         ireeExecutableTarget(chip) + "]> : !hal.device'\n";
 }
 
 FailureOr<IreeModuleExport> cuda_agent::buildIreeModule(ModuleOp module,
@@ -453,7 +506,7 @@ FailureOr<IreeModuleExport> cuda_agent::buildIreeModule(ModuleOp module,
      << " for IREE: the regions with verified kernels dispatch them "
         "(hal.dispatch.extern,\n// cubins embedded), the others are "
         "compiled by IREE. Written by cuda-agent-opt.\n";
-  os << kTargetAlias << " = " << executableTarget(chip) << "\n\n";
+  os << kIreeTargetAlias << " = " << ireeExecutableTarget(chip) << "\n\n";
 
   // Work on a copy so that the caller's module keeps its attributes.
   OwningOpRef<ModuleOp> copy(module.clone());
@@ -482,6 +535,7 @@ FailureOr<IreeModuleExport> cuda_agent::buildIreeModule(ModuleOp module,
     }
     dropOwnAttributes(&op);
     generalizeElementwiseOps(&op);
+    inlineResourceConstants(&op);
     op.print(os, OpPrintingFlags());
     os << "\n\n";
   }
@@ -515,7 +569,8 @@ LogicalResult cuda_agent::exportForIree(ModuleOp module, StringRef dir,
   flagsFile += ".flags";
   std::string mlirFile = exported->name + ".iree.mlir";
   if (failed(write(mlirFile, exported->text)) ||
-      failed(write(flagsFile, ireeTargetFlags(chip))))
+      failed(write(flagsFile, ireeTargetFlags(chip))) ||
+      failed(write(kIreeSpecFile, buildIreeSpec(module, *exported, chip))))
     return failure();
   for (const auto &[file, bytes] : exported->cubins)
     if (failed(write("objects/" + file, bytes)))
@@ -523,8 +578,8 @@ LogicalResult cuda_agent::exportForIree(ModuleOp module, StringRef dir,
 
   // What was exported, for people and scripts.
   llvm::json::Array regions;
-  std::string summary;
-  llvm::raw_string_ostream lines(summary);
+  std::string summary, specSummary;
+  llvm::raw_string_ostream lines(summary), specLines(specSummary);
   for (const IreeRegionExport &region : exported->regions) {
     llvm::json::Array dispatches;
     for (const IreeRegionExport::Dispatch &dispatch : region.dispatches)
@@ -534,6 +589,7 @@ LogicalResult cuda_agent::exportForIree(ModuleOp module, StringRef dir,
           {"block", llvm::json::Array(dispatch.block)},
           {"shared_bytes", dispatch.sharedBytes},
           {"alignment", dispatch.alignment},
+          {"offset_trial", dispatch.offsetTrial},
           {"cubin", "objects/" + dispatch.cubinFile}});
     llvm::json::Object entry{{"function", region.function},
                              {"hash", region.hash},
@@ -541,18 +597,26 @@ LogicalResult cuda_agent::exportForIree(ModuleOp module, StringRef dir,
                              {"dispatches", std::move(dispatches)}};
     if (!region.exported)
       entry["reason"] = region.reason;
+    entry["spec"] = region.specReason.empty() ? "matched" : region.specReason;
     regions.push_back(std::move(entry));
     lines << "- @" << region.function << ": ";
     if (region.exported) {
       lines << region.dispatches.size() << " dispatch(es) of its verified "
             << "kernel (";
       llvm::interleaveComma(region.dispatches, lines, [&](const auto &d) {
-        lines << d.kernel << ", " << d.alignment << "-byte alignment";
+        lines << d.kernel << ", " << d.alignment << "-byte alignment, "
+              << (d.offsetTrial == kOffsetTrialPassed ? "verified" : "not verified")
+              << " at " << kIreeBindingAlignment << "-byte offsets";
       });
       lines << ")\n";
     } else {
       lines << "linalg, compiled by IREE (" << region.reason << ")\n";
     }
+    if (region.exported)
+      specLines << "- @" << region.function << ": "
+                << (region.specReason.empty() ? "matched"
+                                              : "not matched: " + region.specReason)
+                << "\n";
   }
   std::string manifest;
   llvm::raw_string_ostream json(manifest);
@@ -577,7 +641,14 @@ LogicalResult cuda_agent::exportForIree(ModuleOp module, StringRef dir,
       "Regions:\n{3}\n"
       "The kernels' buffers must be aligned as listed; IREE aligns every "
       "binding to {4} bytes.\nobjects/ holds the embedded cubins; {0}.iree.json "
-      "lists the dispatches.\n",
-      exported->name, mlirFile, flagsFile, summary, kIreeBindingAlignment);
+      "lists the dispatches.\n\n"
+      "Or compile your own module (the one given to cuda-agent-opt, in IREE's "
+      "dialects) with\nthe preprocessing spec, which replaces the matched "
+      "regions with the same dispatches:\n\n"
+      "  iree-compile YOUR_MODULE.mlir @{2} "
+      "--iree-preprocessing-transform-spec-filename={5} -o {0}.vmfb\n\n"
+      "Exported regions in the spec:\n{6}",
+      exported->name, mlirFile, flagsFile, summary, kIreeBindingAlignment,
+      kIreeSpecFile, specSummary);
   return write("README", readme);
 }

@@ -9,6 +9,7 @@
 #include "Generator.h"
 
 #include "cuda-agent/Cuda/LaunchPlanCheck.h"
+#include "cuda-agent/Runner/Protocol.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -84,4 +85,13 @@ void cuda_agent::addProvenance(LaunchPlan &plan, const KernelRecord &record, int
   if (id >= 0)
     plan.extra["db_id"] = std::to_string(id);
   plan.extra["source"] = record.source;
+  // The verifier's run at IREE's binding alignment, when it made one (older
+  // records have none): the IREE export reads it.
+  if (llvm::Expected<json::Value> verification = json::parse(record.verification)) {
+    if (const json::Object *entry = verification->getAsObject())
+      if (const json::Value *trial = entry->get(wire::kOffsetTrial))
+        plan.extra[wire::kOffsetTrial] = *trial;
+  } else {
+    llvm::consumeError(verification.takeError());
+  }
 }

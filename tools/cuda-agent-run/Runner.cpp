@@ -3,11 +3,15 @@
 // The device side of the runner. Buffers are allocated with kGuardBytes of a
 // known pattern before and after them so that a kernel writing out of bounds
 // is caught after the checked run; kernels get the pointer past the leading
-// guard, which keeps the 256-byte alignment cuMemAlloc gives.
+// guard, which keeps the 256-byte alignment cuMemAlloc gives, or for the
+// verifier's offset trial an address aligned to exactly 64 bytes, as IREE may
+// place a binding (the leading guard then grows to reach it).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Runner.h"
+
+#include "BufferPlacement.h"
 
 #include <algorithm>
 #include <cmath>
@@ -138,38 +142,46 @@ void BlockPool::give(CUdeviceptr block, uint64_t bytes) { blocks.push_back({bloc
 /// With `guardsOnly` only the guards get the pattern (the verifier fills
 /// every byte of every buffer before a run); else the whole block does.
 /// With a pool the blocks come from it, never one the runner holds now or
-/// gave up last.
-std::vector<CUdeviceptr> PlanRunner::allocateBuffers(bool guardsOnly) {
-  std::vector<CUdeviceptr> ptrs;
-  std::vector<CUdeviceptr> avoid = allocations;
-  avoid.insert(avoid.end(), givenUp.begin(), givenUp.end());
+/// gave up last. With `exactAlignment` each block has room to start its
+/// buffer at an address aligned to exactly that.
+std::vector<PlanRunner::Block> PlanRunner::allocateBuffers(bool guardsOnly,
+                                                           uint64_t exactAlignment) {
+  std::vector<Block> blocks;
+  std::vector<CUdeviceptr> avoid = givenUp;
+  for (const Block &block : allocations)
+    avoid.push_back(block.base);
   try {
     for (const BufferSpec &buffer : plan.buffers) {
       withContext("allocating buffer '" + buffer.name + "' (" +
                       std::to_string(buffer.numBytes()) + " bytes)",
                   [&] {
-                    size_t bytes = buffer.numBytes() + 2 * kGuardBytes;
-                    CUdeviceptr ptr;
+                    Block block;
+                    block.bytes = buffer.numBytes() + 2 * kGuardBytes +
+                                  (exactAlignment ? getExactAlignmentSlack(exactAlignment) : 0);
                     if (pool)
-                      ptr = pool->take(bytes, avoid);
+                      block.base = pool->take(block.bytes, avoid);
                     else
-                      CU_CHECK(driver, cuMemAlloc, &ptr, bytes);
-                    ptrs.push_back(ptr);
+                      CU_CHECK(driver, cuMemAlloc, &block.base, block.bytes);
+                    block.lead = exactAlignment ? getExactlyAlignedLead(block.base, kGuardBytes,
+                                                                        exactAlignment)
+                                                : kGuardBytes;
+                    blocks.push_back(block);
                     if (!guardsOnly) {
-                      CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, bytes);
+                      CU_CHECK(driver, cuMemsetD8, block.base, kGuardPattern, block.bytes);
                       return;
                     }
-                    CU_CHECK(driver, cuMemsetD8, ptr, kGuardPattern, kGuardBytes);
-                    CU_CHECK(driver, cuMemsetD8, ptr + kGuardBytes + buffer.numBytes(),
-                             kGuardPattern, kGuardBytes);
+                    uint64_t end = block.lead + buffer.numBytes();
+                    CU_CHECK(driver, cuMemsetD8, block.base, kGuardPattern, block.lead);
+                    CU_CHECK(driver, cuMemsetD8, block.base + end, kGuardPattern,
+                             block.bytes - end);
                   });
     }
   } catch (const RunnerError &) {
-    for (CUdeviceptr ptr : ptrs)
-      driver.cuMemFree(ptr); // never written: nothing to scrub
+    for (const Block &block : blocks)
+      driver.cuMemFree(block.base); // never written: nothing to scrub
     throw;
   }
-  return ptrs;
+  return blocks;
 }
 
 /// Kernel parameters: one device pointer per arg, passed by address.
@@ -191,22 +203,23 @@ void PlanRunner::bindArgs() {
   }
 }
 
-void PlanRunner::releaseBuffers(const std::vector<CUdeviceptr> &ptrs) {
-  givenUp = ptrs;
-  for (size_t i = 0; i < ptrs.size(); ++i) {
+void PlanRunner::releaseBuffers(const std::vector<Block> &blocks) {
+  givenUp.clear();
+  for (const Block &block : blocks)
+    givenUp.push_back(block.base);
+  for (size_t i = 0; i < blocks.size(); ++i) {
     withContext("releasing buffer '" + plan.buffers[i].name + "'", [&] {
-      uint64_t bytes = plan.buffers[i].numBytes() + 2 * kGuardBytes;
-      CU_CHECK(driver, cuMemsetD8, ptrs[i], kGuardPattern, bytes);
+      CU_CHECK(driver, cuMemsetD8, blocks[i].base, kGuardPattern, blocks[i].bytes);
       if (pool)
-        pool->give(ptrs[i], bytes);
+        pool->give(blocks[i].base, blocks[i].bytes);
       else
-        CU_CHECK(driver, cuMemFree, ptrs[i]);
+        CU_CHECK(driver, cuMemFree, blocks[i].base);
     });
   }
 }
 
-void PlanRunner::reallocate() {
-  std::vector<CUdeviceptr> fresh = allocateBuffers(/*guardsOnly=*/true);
+void PlanRunner::reallocate(uint64_t exactAlignment) {
+  std::vector<Block> fresh = allocateBuffers(/*guardsOnly=*/true, exactAlignment);
   std::swap(allocations, fresh);
   bound.assign(allocations.size(), 0);
   bindArgs();
@@ -214,7 +227,7 @@ void PlanRunner::reallocate() {
 }
 
 void PlanRunner::release() {
-  std::vector<CUdeviceptr> old;
+  std::vector<Block> old;
   std::swap(allocations, old);
   bound.clear();
   argValues.clear();
@@ -235,8 +248,7 @@ void PlanRunner::unbindBuffers() {
 void PlanRunner::scrub() {
   for (size_t i = 0; i < allocations.size(); ++i)
     withContext("scrubbing buffer '" + plan.buffers[i].name + "'", [&] {
-      CU_CHECK(driver, cuMemsetD8, allocations[i], kGuardPattern,
-               plan.buffers[i].numBytes() + 2 * kGuardBytes);
+      CU_CHECK(driver, cuMemsetD8, allocations[i].base, kGuardPattern, allocations[i].bytes);
     });
 }
 
@@ -249,10 +261,9 @@ PlanRunner::~PlanRunner() {
   if (flushBuffer)
     driver.cuMemFree(flushBuffer);
   // Scrubbed before freeing, like reallocate(): no results in freed blocks.
-  for (size_t i = 0; i < allocations.size(); ++i) {
-    driver.cuMemsetD8(allocations[i], kGuardPattern,
-                      plan.buffers[i].numBytes() + 2 * kGuardBytes);
-    driver.cuMemFree(allocations[i]);
+  for (const Block &block : allocations) {
+    driver.cuMemsetD8(block.base, kGuardPattern, block.bytes);
+    driver.cuMemFree(block.base);
   }
   for (CUmodule module : modules)
     driver.cuModuleUnload(module);
@@ -269,19 +280,23 @@ std::string PlanRunner::describeLaunch(size_t index) const {
 CUdeviceptr PlanRunner::getBufferPointer(size_t index) const {
   if (index < bound.size() && bound[index])
     return bound[index];
-  return allocations[index] + kGuardBytes;
+  return getOwnData(index);
+}
+
+CUdeviceptr PlanRunner::getOwnData(size_t index) const {
+  return allocations[index].base + allocations[index].lead;
 }
 
 void PlanRunner::upload(size_t index, const std::vector<uint8_t> &bytes) {
   withContext("uploading buffer '" + plan.buffers[index].name + "'", [&] {
-    CU_CHECK(driver, cuMemcpyHtoD, allocations[index] + kGuardBytes,
+    CU_CHECK(driver, cuMemcpyHtoD, getOwnData(index),
              bytes.data(), bytes.size());
   });
 }
 
 void PlanRunner::fill(size_t index, uint8_t value) {
   withContext("filling buffer '" + plan.buffers[index].name + "'", [&] {
-    CU_CHECK(driver, cuMemsetD8, allocations[index] + kGuardBytes, value,
+    CU_CHECK(driver, cuMemsetD8, getOwnData(index), value,
              plan.buffers[index].numBytes());
   });
 }
@@ -289,25 +304,27 @@ void PlanRunner::fill(size_t index, uint8_t value) {
 std::vector<uint8_t> PlanRunner::download(size_t index) {
   std::vector<uint8_t> bytes(plan.buffers[index].numBytes());
   withContext("downloading buffer '" + plan.buffers[index].name + "'", [&] {
-    CU_CHECK(driver, cuMemcpyDtoH, bytes.data(),
-             allocations[index] + kGuardBytes, bytes.size());
+    CU_CHECK(driver, cuMemcpyDtoH, bytes.data(), getOwnData(index), bytes.size());
   });
   return bytes;
 }
 
 std::vector<std::string> PlanRunner::findGuardViolations() {
   std::vector<std::string> violations;
-  std::vector<uint8_t> guard(kGuardBytes);
-  auto intact = [&](CUdeviceptr ptr) {
-    CU_CHECK(driver, cuMemcpyDtoH, guard.data(), ptr, kGuardBytes);
+  std::vector<uint8_t> guard;
+  auto intact = [&](CUdeviceptr ptr, uint64_t bytes) {
+    guard.resize(bytes);
+    CU_CHECK(driver, cuMemcpyDtoH, guard.data(), ptr, bytes);
     return std::all_of(guard.begin(), guard.end(),
                        [](uint8_t byte) { return byte == kGuardPattern; });
   };
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     withContext("checking the guards of buffer '" + plan.buffers[i].name + "'", [&] {
-      if (!intact(allocations[i]))
+      const Block &block = allocations[i];
+      uint64_t end = block.lead + plan.buffers[i].numBytes();
+      if (!intact(block.base, block.lead))
         violations.push_back(plan.buffers[i].name + " (before)");
-      if (!intact(allocations[i] + kGuardBytes + plan.buffers[i].numBytes()))
+      if (!intact(block.base + end, block.bytes - end))
         violations.push_back(plan.buffers[i].name + " (after)");
     });
   }

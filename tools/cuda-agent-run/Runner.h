@@ -105,8 +105,11 @@ public:
   /// the caller fills every buffer before a run) and scrubs, then frees, the
   /// old ones (if any: none after release()). The new blocks are allocated
   /// while the old ones are still held, so no buffer gets its own previous
-  /// block back, and nothing freed still holds data from a run.
-  void reallocate();
+  /// block back, and nothing freed still holds data from a run. With
+  /// `exactAlignment` (the offset trial's 64) every buffer starts at an
+  /// address aligned to exactly that (BufferPlacement.h) instead of past the
+  /// guard at the block's own (256-byte or more) alignment.
+  void reallocate(uint64_t exactAlignment = 0);
   /// Scrubs, then frees, every buffer; the runner has none until the next
   /// reallocate(). One pass where scrub() and a later reallocate() make two.
   void release();
@@ -132,8 +135,16 @@ public:
   double timeOnce();
 
 private:
-  std::vector<CUdeviceptr> allocateBuffers(bool guardsOnly);
-  void releaseBuffers(const std::vector<CUdeviceptr> &ptrs);
+  /// A buffer's device block: the buffer starts `lead` bytes in; the bytes
+  /// before and after it are guards.
+  struct Block {
+    CUdeviceptr base = 0;
+    uint64_t bytes = 0, lead = 0;
+  };
+  std::vector<Block> allocateBuffers(bool guardsOnly, uint64_t exactAlignment = 0);
+  void releaseBuffers(const std::vector<Block> &blocks);
+  /// The address of buffer `index` in its own block.
+  CUdeviceptr getOwnData(size_t index) const;
   void bindArgs();
   void enqueueLaunch(size_t index);
   void flushL2();
@@ -147,7 +158,7 @@ private:
   CUstream stream = nullptr;
   std::vector<CUmodule> modules;
   std::vector<CUfunction> functions;       ///< one per launch
-  std::vector<CUdeviceptr> allocations;    ///< one per buffer, with guards
+  std::vector<Block> allocations;          ///< one per buffer, with guards
   std::vector<CUdeviceptr> bound;          ///< per buffer: bindBuffer()'s, or 0
   BlockPool *pool = nullptr;               ///< setBlockPool()
   std::vector<CUdeviceptr> givenUp;        ///< the blocks released last

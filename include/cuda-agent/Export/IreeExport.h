@@ -14,6 +14,8 @@
 #ifndef CUDA_AGENT_EXPORT_IREEEXPORT_H
 #define CUDA_AGENT_EXPORT_IREEEXPORT_H
 
+#include "cuda-agent/Runner/Protocol.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <array>
@@ -23,8 +25,9 @@
 namespace mlir::cuda_agent {
 
 /// The byte alignment IREE guarantees for the base of every dispatch
-/// binding (buffer offsets within its allocations are multiples of it).
-constexpr int64_t kIreeBindingAlignment = 64;
+/// binding (buffer offsets within its allocations are multiples of it): the
+/// alignment of the verifier's offset trial.
+constexpr int64_t kIreeBindingAlignment = kOffsetTrialAlignment;
 
 /// What the export did with one region function.
 struct IreeRegionExport {
@@ -43,8 +46,21 @@ struct IreeRegionExport {
     int64_t alignment;
     /// The cubin embedded, as written beside the module.
     std::string cubinFile;
+    /// Whether the verifier ran the kernel with every buffer at a
+    /// kIreeBindingAlignment-byte (and no more) aligned address and it
+    /// passed: "pass", or "not run" (a record from before the offset trial,
+    /// or a fake runner). A kernel that failed it is not exported.
+    std::string offsetTrial;
   };
   std::vector<Dispatch> dispatches;
+  /// For exported regions, the function's pieces, which the preprocessing
+  /// spec reuses: `(%arg0: T, ...) -> (R, ...)`, the body up to its return
+  /// (one line per op, a provenance comment first) and the returned values
+  /// with their types.
+  std::string signature, body, returned;
+  /// Why the preprocessing spec (DIR/spec.mlir) cannot replace the region
+  /// in a user's own module; empty when it has a matcher for it.
+  std::string specReason;
 };
 
 /// The export of a module: the text IREE compiles and what was done.
@@ -58,9 +74,29 @@ struct IreeModuleExport {
   std::vector<std::pair<std::string, std::string>> cubins;
 };
 
+/// The alias the exported module and the spec give their executable target.
+inline constexpr llvm::StringLiteral kIreeTargetAlias = "#cuda_agent_target";
+
+/// IREE's `#hal.executable.target` for CUDA `chip` (sm_90).
+std::string ireeExecutableTarget(StringRef chip);
+
+/// Rewrites the named elementwise ops in `op` (linalg.add, linalg.exp, ...)
+/// as linalg.generic: IREE 3.13's linalg no longer has them ("custom op
+/// 'linalg.add' is unknown"). Contractions, fills and copies stay named.
+void generalizeElementwiseOps(Operation *op);
+
 /// Builds the IREE form of `module`, an outlined module on tensors after
 /// agent-generate, for `chip` (`sm_90`). The module is not changed.
 FailureOr<IreeModuleExport> buildIreeModule(ModuleOp module, StringRef chip);
+
+/// The transform-dialect preprocessing spec (DIR/spec.mlir) that replaces
+/// the exported regions of `exported` in a user's own module with their
+/// dispatches: per region whose body IREE 3.13's
+/// `transform.iree.match.cast_compatible_dag_from_root` can find, a
+/// matcher (the body of `module`'s region function as the pattern) and an
+/// action (the dispatches, inlined). Sets every region's `specReason`
+/// (empty when the spec has it).
+std::string buildIreeSpec(ModuleOp module, IreeModuleExport &exported, StringRef chip);
 
 /// The `iree-compile` flag selecting a CUDA device with an explicit `chip`
 /// target (IREE 3.13 knows no `sm_90` by name), one response-file line.

@@ -52,6 +52,15 @@ inline constexpr char kOracleBundleName[] = "oracle";
 /// difference from the f64 oracle) a candidate's error may be, when an
 /// oracle exists (isWithinOracleBound).
 inline constexpr double kOracleErrorFactor = 2.0;
+/// The offset trial's alignment: IREE guarantees only that each dispatch
+/// binding starts at a multiple of 64 bytes (buffers are suballocated from
+/// larger allocations), where cuMemAlloc gives 256 or more. After a
+/// candidate passes, the verifier runs it once more with every buffer at an
+/// address that is a multiple of this and not of twice it, and records the
+/// outcome (wire::kOffsetTrial) without changing the verdict: the compiler's
+/// own runtime allocates with cuMemAlloc, and the IREE export leaves a
+/// kernel that failed the trial to IREE's codegen.
+inline constexpr uint64_t kOffsetTrialAlignment = 64;
 /// Bytes per second of the roofline floor below which a time is suspicious:
 /// the default target's measured copy bandwidth.
 inline constexpr double kDefaultRooflineBandwidth =
@@ -126,6 +135,11 @@ inline constexpr char kAccepted[] = "accepted";
 inline constexpr char kRefOracleErr[] = "ref_oracle_err";
 inline constexpr char kCandOracleErr[] = "cand_oracle_err";
 inline constexpr char kAcceptedByOracle[] = "accepted_by_oracle";
+// result.json, one candidate's verdict, when it passed: the offset trial
+// (kOffsetTrialAlignment), {"alignment": 64, "ok": true|false, "reason"}.
+inline constexpr char kOffsetTrial[] = "offset_trial";
+inline constexpr char kAlignment[] = "alignment";
+inline constexpr char kOk[] = "ok";
 
 // Values.
 inline constexpr char kStatusOk[] = "ok";

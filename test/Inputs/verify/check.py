@@ -47,6 +47,13 @@ def check_candidate(want, got):
         problems.append("unexpected reason")
     if "decision" in want and got.get("decision") != want["decision"]:
         problems.append("decision %s, expected %s" % (got.get("decision"), want["decision"]))
+    # The offset trial (every buffer at a 64-byte, not 128-byte, aligned
+    # address), when the expectation names it: whether it passed.
+    if "offset_trial" in want:
+        trial = got.get("offset_trial") or {}
+        if trial.get("ok") != want["offset_trial"]:
+            problems.append("offset trial %s, expected %s (%s)" %
+                            (trial.get("ok"), want["offset_trial"], trial.get("reason", "")))
     return problems
 
 

@@ -1,0 +1,201 @@
+//===- IreeSpec.cpp - The IREE preprocessing spec of an export ------------===//
+//
+// For users who keep their own frontend and compile their own module with
+// IREE: a transform-dialect spec for `iree-compile
+// --iree-preprocessing-transform-spec-filename=DIR/spec.mlir` that finds each
+// exported region's ops in that module
+// (`transform.iree.match.cast_compatible_dag_from_root`, the region's body as
+// the pattern) and replaces them with the region's dispatches, the same
+// `hal.dispatch.extern` ops as in `<module>.iree.mlir`, inlined
+// (`transform.util.cast_and_call inline_call`). IREE 3.13 runs the spec on
+// its own form of the module: functions inlined, `util.func`, constants
+// hoisted out of linalg bodies and CSE'd. A region whose pattern cannot match
+// that form is left out, with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Export/IreeExport.h"
+#include "cuda-agent/Outline/RegionOutliner.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+
+namespace {
+
+/// The attribute that makes IREE's matcher compare only an op's name (and
+/// not follow its operands): on `tensor.empty`, which IREE CSEs across
+/// regions before the spec runs.
+constexpr llvm::StringLiteral kNameOnlyAttr = "match.operation_name_only";
+
+/// Why IREE 3.13's matcher cannot find `func`'s body in a module, or
+/// nothing when it can.
+std::optional<std::string> findUnmatchable(func::FuncOp func) {
+  if (func.getNumResults() != 1)
+    return llvm::formatv("the region has {0} results; the matcher replaces "
+                         "the value of one root op",
+                         func.getNumResults())
+        .str();
+  Block &body = func.getBody().front();
+  Value result = body.getTerminator()->getOperand(0);
+  if (!result.getDefiningOp())
+    return std::string("the region returns its argument");
+  for (BlockArgument arg : func.getArguments()) {
+    size_t uses = llvm::range_size(arg.getUses());
+    if (uses == 0)
+      return llvm::formatv("argument {0} is unused, and the matcher binds "
+                           "only the inputs its ops read",
+                           arg.getArgNumber())
+          .str();
+    if (uses > 1)
+      return llvm::formatv(
+                 "argument {0} is read by {1} operands; IREE 3.13's "
+                 "cast_compatible_dag_from_root rejects an input read more "
+                 "than once (\"input operand with conflicting uses\")",
+                 arg.getArgNumber(), uses)
+          .str();
+  }
+  for (Operation &op : body.without_terminator()) {
+    std::optional<std::string> why;
+    op.walk([&](Operation *inner) {
+      if (inner == &op)
+        return WalkResult::advance();
+      if (matchPattern(inner, m_Constant())) {
+        why = "the body of its '" + op.getName().getStringRef().str() +
+              "' holds constants, which IREE hoists out of linalg bodies "
+              "before the spec runs";
+        return WalkResult::interrupt();
+      }
+      for (Value operand : inner->getOperands())
+        if (!op.isAncestor(operand.getParentBlock()->getParentOp())) {
+          why = "the body of its '" + op.getName().getStringRef().str() +
+                "' reads a value defined outside it (a constant hoisted out "
+                "of the body), which the matcher cannot follow";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (why)
+      return why;
+  }
+  return std::nullopt;
+}
+
+/// The matcher of `func`'s body: its ops as the pattern, rooted at the op
+/// that defines its result; `tensor.empty` compared by name only.
+std::string writeMatcher(func::FuncOp func, StringRef name) {
+  OwningOpRef<func::FuncOp> pattern(func.clone());
+  generalizeElementwiseOps(*pattern);
+  pattern->walk([&](tensor::EmptyOp empty) {
+    empty->setAttr(kNameOnlyAttr, UnitAttr::get(func.getContext()));
+  });
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "  transform.named_sequence @match_" << name
+     << "(%root: !transform.any_op {transform.readonly}) -> "
+        "(!transform.any_value, !transform.any_value) {\n"
+     << "    %ins, %outs = transform.iree.match.cast_compatible_dag_from_root "
+        "%root {\n"
+     << "    ^bb0(";
+  AsmState state(*pattern);
+  Block &body = pattern->getBody().front();
+  llvm::interleaveComma(body.getArguments(), os, [&](BlockArgument arg) {
+    arg.printAsOperand(os, state);
+    os << ": " << arg.getType();
+  });
+  os << "):\n";
+  for (Operation &op : body.without_terminator()) {
+    os << "      ";
+    op.print(os, state);
+    os << "\n";
+  }
+  os << "    } : (!transform.any_op) -> (!transform.any_value, "
+        "!transform.any_value)\n"
+     << "    transform.yield %ins, %outs : !transform.any_value, "
+        "!transform.any_value\n  }\n";
+  return text;
+}
+
+/// The action: the region's dispatches, inlined after the matched root, its
+/// result replacing the root's.
+std::string writeReplacement(StringRef name, StringRef dispatchFunction) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "  transform.named_sequence @replace_" << name
+     << "(%ins: !transform.any_value {transform.readonly}, %out: "
+        "!transform.any_value {transform.readonly}) {\n"
+     << "    %root = transform.get_defining_op %out : (!transform.any_value) "
+        "-> !transform.any_op\n"
+     << "    %module = transform.util.get_nearest_symbol_table %root : "
+        "(!transform.any_op) -> !transform.any_op\n"
+     << "    %func = transform.util.import_symbol @" << dispatchFunction
+     << " into %module if undefined : (!transform.any_op) -> "
+        "!transform.any_op\n"
+     << "    transform.util.cast_and_call inline_call %func(%ins) -> %out "
+        "after %root {\n"
+     << "    } : (!transform.any_op, !transform.any_value, "
+        "!transform.any_value, !transform.any_op) -> ()\n"
+     << "    transform.yield\n  }\n";
+  return text;
+}
+
+} // namespace
+
+std::string cuda_agent::buildIreeSpec(ModuleOp module, IreeModuleExport &exported,
+                                      StringRef chip) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "// " << exported.name
+     << ": a preprocessing spec for IREE that replaces the regions with "
+        "verified kernels in\n// your own module with their dispatches. "
+        "Written by cuda-agent-opt.\n//\n//   iree-compile YOUR_MODULE.mlir @"
+     << "sm90.flags --iree-preprocessing-transform-spec-filename=spec.mlir\n//\n";
+  std::string definitions, pairs;
+  llvm::raw_string_ostream defs(definitions);
+  for (IreeRegionExport &region : exported.regions) {
+    if (!region.exported) {
+      region.specReason = "not exported: " + region.reason;
+      continue;
+    }
+    auto func = module.lookupSymbol<func::FuncOp>(region.function);
+    if (!func) {
+      region.specReason = "the region function is missing";
+      continue;
+    }
+    if (std::optional<std::string> why = findUnmatchable(func)) {
+      region.specReason = *why;
+      os << "// @" << region.function << ": not matched: " << *why << "\n";
+      continue;
+    }
+    os << "// @" << region.function << ": matched\n";
+    std::string dispatchFunction = "cuda_agent_" + region.function;
+    defs << "  util.func private @" << dispatchFunction << region.signature
+         << " {\n"
+         << region.body << "  util.return " << region.returned << "\n  }\n";
+    defs << writeMatcher(func, region.function);
+    defs << writeReplacement(region.function, dispatchFunction);
+    pairs += (pairs.empty() ? "" : ",\n            ") + ("@match_" + region.function) +
+             " -> @replace_" + region.function;
+  }
+  os << "\n" << kIreeTargetAlias << " = " << ireeExecutableTarget(chip) << "\n\n";
+  os << "module attributes {transform.with_named_sequence} {\n" << definitions;
+  os << "  transform.named_sequence @__transform_main(%module: !transform.any_op) "
+        "{\n";
+  if (!pairs.empty())
+    os << "    %funcs = transform.structured.match ops{[\"func.func\", "
+          "\"util.func\"]} in %module : (!transform.any_op) -> "
+          "!transform.any_op\n"
+       << "    transform.foreach %funcs : !transform.any_op {\n"
+       << "    ^bb0(%func: !transform.any_op):\n"
+       << "      transform.foreach_match in %func\n            " << pairs
+       << "\n        : (!transform.any_op) -> (!transform.any_op)\n    }\n"
+       << "    transform.apply_dce to %module : !transform.any_op\n";
+  os << "    transform.yield\n  }\n}\n";
+  return text;
+}
