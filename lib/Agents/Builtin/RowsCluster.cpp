@@ -227,7 +227,7 @@ public:
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &target,
-                   VariantList &list) const override {
+                   Precision, VariantList &list) const override {
     if (!hasClusters(target))
       return;
     std::string reason;
