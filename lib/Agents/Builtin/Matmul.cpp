@@ -235,6 +235,11 @@ FailureOr<std::string> cuda_agent::builtin::writeOperandValue(
   return body;
 }
 
+bool cuda_agent::builtin::hasHalfOperands(const Contraction &c) {
+  Type a = elementOf(c.a), b = elementOf(c.b);
+  return a == b && (a.isF16() || a.isBF16());
+}
+
 bool cuda_agent::builtin::isSm80OrLater(const GpuTarget &target) {
   const char *chip = target.chip;
   return std::strncmp(chip, "sm_", 3) == 0 && std::atoi(chip + 3) >= 80;

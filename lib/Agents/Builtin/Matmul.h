@@ -136,6 +136,9 @@ inline StringRef mmaStoreEnd() { return "      }\n}\n"; }
 /// Whether `target` is sm_80 or later (mma.sync on f16, bf16 and TF32,
 /// cp.async).
 bool isSm80OrLater(const GpuTarget &target);
+/// Whether both operands of `c` are f16, or both bf16: the products the
+/// 16-bit tensor-core kernels (mma.sync, wgmma) take.
+bool hasHalfOperands(const Contraction &c);
 
 /// Whether a product of `M` x `N` (times `batches`) has fewer 128 x 128
 /// tiles than `target` has SMs: then the smaller tiles come first.

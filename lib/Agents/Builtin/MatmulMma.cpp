@@ -175,8 +175,7 @@ void cuda_agent::builtin::addMmaVariants(const LinalgRegion &region,
                                          const Contraction &c,
                                          const GpuTarget &target,
                                          VariantList &list) {
-  Type a = elementOf(c.a), b = elementOf(c.b);
-  if (a != b || !(a.isF16() || a.isBF16()))
+  if (!hasHalfOperands(c))
     return;
   if (!isSm80OrLater(target))
     return;

@@ -113,11 +113,8 @@ FailureOr<std::string> writeAsyncLoad(const LinalgRegion &region,
       isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
   if (failed(idx))
     return failure();
-  SmallVector<std::string> conds;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % kStepK != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  SmallVector<std::string> conds =
+      tiles::edgeConds(extent, rows, c.K, kStepK);
   int chunks = rows * kStepK / 8;
   std::string text = llvm::formatv("#pragma unroll\n"
                                    "      for (int p = 0; p < {0}; ++p) {{\n"
@@ -169,11 +166,8 @@ FailureOr<std::string> writeRegisterLoad(const LinalgRegion &region,
       writeOperandValue(region, c, isA, "r", "k", counter, value, why);
   if (failed(body))
     return failure();
-  SmallVector<std::string> conds;
-  if (extent % rows != 0)
-    conds.push_back("r < " + std::to_string(extent) + "LL");
-  if (c.K % kStepK != 0)
-    conds.push_back("k < " + std::to_string(c.K) + "LL");
+  SmallVector<std::string> conds =
+      tiles::edgeConds(extent, rows, c.K, kStepK);
   std::string store = "      reinterpret_cast<" + storage + " *>(sgen + " +
                       tile.str() + ")[" + swizzledIndex(layout) +
                       "] = " + storeAs(elementOf(isA ? c.a : c.b), "x") +
@@ -378,8 +372,7 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
                                            const Contraction &c,
                                            const GpuTarget &target,
                                            VariantList &list) {
-  Type a = elementOf(c.a), b = elementOf(c.b);
-  if (a != b || !(a.isF16() || a.isBF16()))
+  if (!hasHalfOperands(c))
     return;
   // wgmma is sm_90's alone (and needs its arch-specific build, sm_90a).
   if (std::strncmp(target.chip, "sm_90", 5) != 0)
