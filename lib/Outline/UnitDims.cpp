@@ -31,29 +31,34 @@ static bool readsKeepdim(linalg::GenericOp op) {
 }
 
 /// The products under `root` and the generics the outliner may fuse with
-/// them: the elementwise chains before and after a product, and a reduction
-/// that reads or feeds one of those (not followed further). A reshape between
-/// any two of them would split a product from its epilogue.
+/// them: the elementwise chain after a product (its epilogue) with the
+/// reductions that read it (not followed further), and a product's
+/// elementwise operand producers (casts, transposes; not followed further).
+/// A reshape between any two of them would split a product from what it
+/// fuses. What comes before a prologue (a layer norm feeding a linear layer)
+/// is not part of it.
 static DenseSet<Operation *> productNeighbourhoods(Operation *root) {
   DenseSet<Operation *> kept;
   SmallVector<Operation *> work;
-  root->walk([&](linalg::LinalgOp op) {
-    if (isProduct(op) && kept.insert(op).second)
-      work.push_back(op);
-  });
-  auto visit = [&](Operation *other) {
-    auto generic = dyn_cast_or_null<linalg::GenericOp>(other);
-    if (!generic || !kept.insert(generic).second)
-      return;
-    if (generic.getNumReductionLoops() == 0)
-      work.push_back(generic); // an epilogue or prologue: follow it
+  auto isElementwise = [](linalg::GenericOp generic) {
+    return generic.getNumReductionLoops() == 0;
   };
+  root->walk([&](linalg::LinalgOp op) {
+    if (!isProduct(op) || !kept.insert(op).second)
+      return;
+    work.push_back(op);
+    for (Value operand : op->getOperands())
+      if (auto producer = operand.getDefiningOp<linalg::GenericOp>())
+        if (isElementwise(producer))
+          kept.insert(producer);
+  });
   while (!work.empty()) {
     Operation *op = work.pop_back_val();
-    for (Value operand : op->getOperands())
-      visit(operand.getDefiningOp());
-    for (Operation *user : op->getUsers())
-      visit(user);
+    for (Operation *user : op->getUsers()) {
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (generic && kept.insert(generic).second && isElementwise(generic))
+        work.push_back(generic); // the epilogue goes on
+    }
   }
   return kept;
 }
