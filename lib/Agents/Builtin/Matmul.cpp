@@ -42,6 +42,31 @@ bool cuda_agent::builtin::hasProduct(const LinalgRegion &region) {
   });
 }
 
+namespace {
+/// Follows `operand` back through the region's pure copies (a generic with
+/// one input whose body yields it and whose maps are permutations: a
+/// transpose) to the tensor they copy, composing `map` with them, so that
+/// the kernels read that tensor in place (a linear layer's weight, which
+/// torch-mlir transposes before the matmul, is copied into the tiles as it
+/// lies instead of through registers).
+void lookThroughCopies(Value &operand, AffineMap &map) {
+  while (auto copy = operand.getDefiningOp<linalg::GenericOp>()) {
+    if (copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
+        isReduction(copy))
+      return;
+    Block *body = copy.getBody();
+    if (cast<linalg::YieldOp>(body->getTerminator()).getValues().front() !=
+        body->getArgument(0))
+      return;
+    SmallVector<AffineMap> maps = copy.getIndexingMapsArray();
+    if (!maps[0].isPermutation() || !maps[1].isPermutation())
+      return;
+    map = maps[0].compose(inversePermutation(maps[1])).compose(map);
+    operand = copy.getDpsInputOperand(0)->get();
+  }
+}
+} // namespace
+
 FailureOr<Contraction>
 cuda_agent::builtin::analyzeContraction(const LinalgRegion &region,
                                         std::string &why) {
@@ -121,6 +146,8 @@ cuda_agent::builtin::analyzeContraction(const LinalgRegion &region,
   c.mapA = g.getMatchingIndexingMap(g.getDpsInputOperand(0));
   c.mapB = g.getMatchingIndexingMap(g.getDpsInputOperand(1));
   c.mapC = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+  lookThroughCopies(c.a, c.mapA);
+  lookThroughCopies(c.b, c.mapB);
   if (!c.mapA.isProjectedPermutation() || !c.mapB.isProjectedPermutation() ||
       !c.mapC.isProjectedPermutation()) {
     why = "a contraction map that is not a projected permutation";
