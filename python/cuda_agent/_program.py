@@ -263,26 +263,35 @@ class CompiledProgram:
             state = self._device_state[device] = (addresses, constants)
         return state
 
-    def _launch(self, values: List[torch.Tensor], device: torch.device):
-        """Outputs and a zeroed workspace from torch's allocator, the plan's
-        launches enqueued on the current stream; returns the outputs."""
+    def _address_table(self, values: List[torch.Tensor], device: torch.device,
+                       workspace: Optional[torch.Tensor]) -> Tuple[List[int], List[torch.Tensor]]:
+        """The plan's buffer addresses for one call on ``device``: the
+        constants uploaded there, the inputs ``values``, outputs allocated by
+        torch, the temporaries at their offsets in ``workspace`` (None when
+        the plan has none); returns the addresses and the outputs."""
         addresses = list(self._on_device(device)[0])
         for value, index in zip(values, self._input_indices):
             addresses[index] = value.data_ptr()
         results = []
         for index in self._output_indices:
             buffer = self._buffers[index]
-            result = torch.empty(buffer.shape, dtype=buffer.dtype, device=device)
-            addresses[index] = result.data_ptr()
-            results.append(result)
+            results.append(torch.empty(buffer.shape, dtype=buffer.dtype, device=device))
+            addresses[index] = results[-1].data_ptr()
+        if workspace is not None:
+            base = workspace.data_ptr()
+            for index, offset in self._temps:
+                addresses[index] = base + offset
+        return addresses, results
+
+    def _launch(self, values: List[torch.Tensor], device: torch.device):
+        """Outputs and a zeroed workspace from torch's allocator, the plan's
+        launches enqueued on the current stream; returns the outputs."""
         workspace = None
         if self._workspace_bytes:
             # Plans expect zeroed temporaries (the runner's contract).
             workspace = torch.zeros(self._workspace_bytes, dtype=torch.uint8,
                                     device=device)
-            base = workspace.data_ptr()
-            for index, offset in self._temps:
-                addresses[index] = base + offset
+        addresses, results = self._address_table(values, device, workspace)
         stream = torch.cuda.current_stream(device)
         self._program.enqueue(device.index or 0, addresses, stream.cuda_stream)
         # The workspace goes back to torch's stream-ordered allocator: work
@@ -293,18 +302,9 @@ class CompiledProgram:
     def _capture(self, values: List[torch.Tensor], device: torch.device):
         """A CUDA graph of the workspace's zeroing and the plan's launches at
         these arguments' addresses, with outputs and a workspace of its own."""
-        addresses = list(self._on_device(device)[0])
-        for value, index in zip(values, self._input_indices):
-            addresses[index] = value.data_ptr()
-        results = []
-        for index in self._output_indices:
-            buffer = self._buffers[index]
-            results.append(torch.empty(buffer.shape, dtype=buffer.dtype, device=device))
-            addresses[index] = results[-1].data_ptr()
         workspace = torch.empty(max(self._workspace_bytes, 1), dtype=torch.uint8,
                                 device=device)
-        for index, offset in self._temps:
-            addresses[index] = workspace.data_ptr() + offset
+        addresses, results = self._address_table(values, device, workspace)
         graph = torch.cuda.CUDAGraph()
         stream = torch.cuda.Stream(device)
         stream.wait_stream(torch.cuda.current_stream(device))
