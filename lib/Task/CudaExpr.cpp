@@ -227,10 +227,14 @@ StatementWriter::writeOp(Operation &op,
           .Case<arith::MulFOp, arith::MulIOp>(
               [&](auto) { return arg(0) + " * " + arg(1); })
           .Case([&](arith::DivFOp) {
-            // By a loop-invariant f32: the reciprocal, which the CUDA
-            // compiler hoists, times the element (within 1.5 ulp of the
-            // quotient; the IEEE division costs ~10 instructions each).
-            if (type.isF32() && invariants.contains(arg(1)))
+            // By a loop-invariant or constant f32: the reciprocal, which
+            // the CUDA compiler hoists or folds, times the element (within
+            // 1.5 ulp of the quotient, exact for powers of two; the IEEE
+            // division costs ~10 instructions each, which is what bounds
+            // GELU's x / sqrt(2) over a memory-bound tensor).
+            if (type.isF32() &&
+                (invariants.contains(arg(1)) ||
+                 op.getOperand(1).getDefiningOp<arith::ConstantOp>()))
               return arg(0) + " * (1.0f / " + arg(1) + ")";
             return arg(0) + " / " + arg(1);
           })
