@@ -1,7 +1,7 @@
 """Memory-bound regions at KernelBench sizes on the GPU: the builtin agent's kernels verified and
 timed by `cuda-agent-run --verify`, and the same ops under torch.compile, in one process run.
 
-    python3 kernelbench_memory.py STAGE [--trials N] [--runs N] [--only NAME...]
+    python3 kernelbench_memory.py STAGE [--trials N] [--runs N] [--only NAME...] [--timeout S]
 
 STAGE holds bin/cuda-agent-run and jobs/ (`cuda-agent-opt R.mlir --agent-outline`, then
 `--agent-generate="samples=16 db=none verify=bundle:STAGE/jobs"` for each of
@@ -19,25 +19,28 @@ import sys
 import time
 from pathlib import Path
 
-# The region function of each op, the candidates to verify (the first that exists of each
-# group is taken; at most these), the torch op and its inputs' shapes.
+# The region function of each op, the candidates to verify (those of these names that the job
+# has), the torch op and its inputs' shapes.
 OPS = {
     "relu": (["flat-v4-t256", "flat-v4-t512"], "relu", [(4096, 393216)]),
-    "softmax": (["cluster8-b1024-v4-staged", "cluster8-b512-v4-staged",
-                         "rows-g1024-b1024-v4"], "softmax", [(4096, 393216)]),
-    "sum_mid": (["sliced-s8", "sliced-s16", "serial-t256"], "sum_mid",
-                        [(128, 4096, 4095)]),
+    "softmax": (["rows-g1024-b1024-v4", "cluster16-b256-v4-staged",
+                 "cluster8-b1024-v4-staged-bulk", "cluster8-b512-v4-staged-bulk",
+                 "cluster16-b256-v4-staged-bulk", "cluster16-b512-v4-staged-bulk"],
+                "softmax", [(4096, 393216)]),
+    "sum_mid": (["sliced-s16", "sliced-s8-w8", "sliced-s16-w8", "sliced-s8-w16",
+                 "sliced-s4-w16"], "sum_mid", [(128, 4096, 4095)]),
     "layernorm": (["cluster8-b1024-v4", "cluster8-b512-v4", "rows-g512-b512-v4"],
                           "layernorm", [(16, 64, 256, 256), (64, 256, 256), (64, 256, 256)]),
 }
 
 
-def verify(stage: Path, job: dict, names: list[str], trials: int, runs: int) -> dict:
+def verify(stage: Path, job: dict, names: list[str], trials: int, runs: int,
+           timeout: int) -> dict:
     jobs = stage / "jobs"
     cands = [jobs / c["bundle"] for c in job["candidates"] if c["name"] in names]
     cmd = [str(stage / "bin" / "cuda-agent-run"), "--verify", str(jobs / job["reference"]),
            *map(str, cands), "--json", "--trials", str(trials), "--time", "--warmup", "2",
-           "--runs", str(runs), "--timeout", "120"]
+           "--runs", str(runs), "--timeout", str(timeout)]
     print("$ " + " ".join(cmd), flush=True)
     start = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -89,6 +92,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--trials", type=int, default=2)
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--only", nargs="*")
+    p.add_argument("--timeout", type=int, default=120,
+                   help="seconds per candidate's child (cuda-agent-run --timeout)")
     args = p.parse_args(argv)
     jobs = json.loads((args.stage / "jobs" / "jobs.json").read_text())["jobs"]
     report = {}
@@ -97,7 +102,8 @@ def main(argv: list[str]) -> int:
         if name not in OPS or (args.only and name not in args.only):
             continue
         names, op, shapes = OPS[name]
-        entry = {"verify": verify(args.stage, job, names, args.trials, args.runs)}
+        entry = {"verify": verify(args.stage, job, names, args.trials, args.runs,
+                                   args.timeout)}
         for c in entry["verify"].get("candidates", []):
             print(f"  {name:<20} {Path(c.get('bundle', '?')).name:<28} {c.get('verify')!s:<6} "
                   f"ref {c.get('ref_us') or 0:9.0f} us  cand {c.get('cand_us') or 0:9.0f} us  "

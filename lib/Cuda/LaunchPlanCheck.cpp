@@ -28,6 +28,9 @@ namespace {
 constexpr std::array<int64_t, 3> kGridLimits = {0x7fffffff, 65535, 65535};
 constexpr std::array<int64_t, 3> kBlockLimits = {1024, 1024, 64};
 constexpr int64_t kMaxThreadsPerBlock = 1024;
+/// The most blocks of a thread-block cluster: 8 are portable, sm_90 places
+/// 16 when the runner allows non-portable sizes (it does for such kernels).
+constexpr int64_t kMaxClusterBlocks = 16;
 
 /// Reads the fields of one JSON object, failing with `where` in front.
 class FieldReader {
@@ -243,6 +246,21 @@ Error mlir::cuda_agent::validateLaunchPlan(const json::Value &plan,
         entry = &candidate;
     if (!entry)
       return reader.fail("kernel '" + *name + "' has no .entry in the PTX");
+    // A kernel compiled with a cluster (`__cluster_dims__`) launches whole
+    // clusters only.
+    int64_t clusterBlocks =
+        entry->cluster[0] * entry->cluster[1] * entry->cluster[2];
+    if (clusterBlocks > kMaxClusterBlocks)
+      return reader.fail("kernel '" + *name + "' has clusters of " +
+                         llvm::Twine(clusterBlocks) + " blocks, more than " +
+                         llvm::Twine(kMaxClusterBlocks));
+    for (int d = 0; d < 3; ++d)
+      if (entry->cluster[d] < 1 || grid[d] % entry->cluster[d] != 0)
+        return reader.fail("grid[" + llvm::Twine(d) + "] = " +
+                           llvm::Twine(grid[d]) +
+                           " is not a multiple of the kernel's cluster size " +
+                           llvm::Twine(entry->cluster[d]) +
+                           " in that dimension (.reqnctapercluster)");
     if (Error err = checkParams(reader, *entry, numBuffers, workspaceBytes > 0))
       return err;
   }

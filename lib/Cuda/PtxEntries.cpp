@@ -70,6 +70,19 @@ std::vector<PtxEntry> mlir::cuda_agent::parsePtxEntries(StringRef ptx) {
         entry.params.push_back(stripParamName(decl.trim()));
       }
     }
+    // The performance directives between the parameters and the body.
+    StringRef directives = rest.drop_until([](char c) { return c == ')'; })
+                               .take_until([](char c) { return c == '{' || c == ';'; });
+    if (size_t at = directives.find(".reqnctapercluster");
+        at != StringRef::npos) {
+      llvm::SmallVector<StringRef> dims;
+      directives.substr(at + 18)
+          .take_until([](char c) { return c == '\n' || c == '.'; })
+          .split(dims, ',');
+      for (auto [d, text] : llvm::enumerate(dims))
+        if (d < 3)
+          text.trim().getAsInteger(10, entry.cluster[d]);
+    }
     entries.push_back(std::move(entry));
   }
   return entries;

@@ -10,6 +10,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,9 @@ struct PtxEntry {
   /// Each parameter's declaration without `.param` and without its name,
   /// e.g. `.u64` or `.align 4 .b8 [12]`.
   std::vector<std::string> params;
+  /// The blocks per cluster the entry requires (`.reqnctapercluster`, from
+  /// `__cluster_dims__`), {1, 1, 1} when it declares none.
+  std::array<int64_t, 3> cluster = {1, 1, 1};
 };
 
 /// Returns the `.entry` functions of `ptx` in order (`.visible`, `.weak`

@@ -38,6 +38,7 @@ namespace mlir::cuda_agent {
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
   X(cuFuncSetAttribute)                                                        \
+  X(cuFuncGetAttribute)                                                        \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \
   X(cuMemcpyHtoD)                                                              \
@@ -76,6 +77,15 @@ public:
   /// unless `result` is CUDA_SUCCESS.
   void check(CUresult result, const char *call) const;
 };
+
+/// Readies a loaded kernel for launches with `sharedBytes` of dynamic shared
+/// memory: rejects more than the device's opt-in limit `sharedLimit`, opts
+/// in above the default 48 KB, and, for a kernel compiled with a cluster of
+/// more than 8 blocks (`__cluster_dims__`, beyond CUDA's portable size),
+/// allows the non-portable cluster size (sm_90 runs 16-block clusters), so
+/// the launch fails only where the device cannot place the cluster.
+void prepareFunction(const Driver &driver, CUfunction function,
+                     unsigned sharedBytes, int sharedLimit);
 
 /// Calls driver entry point `fn` of `driver` and checks its result, e.g.
 /// `CU_CHECK(drv, cuMemAlloc, &ptr, bytes)`.

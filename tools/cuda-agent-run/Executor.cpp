@@ -13,8 +13,6 @@
 
 using namespace mlir::cuda_agent;
 
-/// The shared memory a kernel may use without opting in.
-static constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 
 PlanExecutor::PlanExecutor(const Driver &driver, const Plan &plan, int ordinal)
     : driver(driver), plan(plan) {
@@ -65,15 +63,7 @@ void PlanExecutor::loadKernels() {
       }
       CUfunction function;
       CU_CHECK(driver, cuModuleGetFunction, &function, module, launch.kernel.c_str());
-      if (launch.sharedBytes > unsigned(sharedLimit))
-        throw RunnerError(kExitCuda, "shared_bytes " +
-                                         std::to_string(launch.sharedBytes) +
-                                         " exceeds the device limit of " +
-                                         std::to_string(sharedLimit) + " bytes");
-      if (launch.sharedBytes > kDefaultSharedLimit)
-        CU_CHECK(driver, cuFuncSetAttribute, function,
-                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                 int(launch.sharedBytes));
+      prepareFunction(driver, function, launch.sharedBytes, sharedLimit);
       functions.push_back(function);
     });
   }

@@ -22,7 +22,6 @@ using namespace mlir::cuda_agent;
 
 static constexpr size_t kGuardBytes = 256;
 static constexpr uint8_t kGuardPattern = 0xA5;
-static constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 
 DeviceInfo mlir::cuda_agent::queryDevice(const Driver &driver, int ordinal) {
   CUdevice dev;
@@ -101,15 +100,7 @@ PlanRunner::PlanRunner(const Driver &driver, const Plan &plan, int ordinal, bool
       }
       CUfunction function;
       CU_CHECK(driver, cuModuleGetFunction, &function, module, launch.kernel.c_str());
-      if (launch.sharedBytes > unsigned(sharedLimit))
-        throw RunnerError(kExitCuda,
-                          "shared_bytes " + std::to_string(launch.sharedBytes) +
-                              " exceeds the device limit of " +
-                              std::to_string(sharedLimit) + " bytes per block");
-      if (launch.sharedBytes > kDefaultSharedLimit)
-        CU_CHECK(driver, cuFuncSetAttribute, function,
-                 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                 int(launch.sharedBytes));
+      prepareFunction(driver, function, launch.sharedBytes, sharedLimit);
       functions.push_back(function);
     });
   }
@@ -133,7 +124,16 @@ CUdeviceptr BlockPool::take(uint64_t bytes, const std::vector<CUdeviceptr> &avoi
       return block;
     }
   CUdeviceptr block;
-  CU_CHECK(driver, cuMemAlloc, &block, bytes);
+  CUresult result = driver.cuMemAlloc(&block, bytes);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY && !blocks.empty()) {
+    // The idle blocks are of other sizes (a plan with larger temporaries,
+    // such as the f64 oracle, ran before): give them back and try again.
+    for (auto [idle, idleBytes] : blocks)
+      driver.cuMemFree(idle);
+    blocks.clear();
+    result = driver.cuMemAlloc(&block, bytes);
+  }
+  driver.check(result, "cuMemAlloc");
   return block;
 }
 

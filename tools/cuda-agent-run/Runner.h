@@ -53,7 +53,8 @@ public:
   BlockPool &operator=(const BlockPool &) = delete;
 
   /// A block of exactly `bytes` that is not in `avoid`, from the pool if it
-  /// has one (the oldest given back first), else newly allocated.
+  /// has one (the oldest given back first), else newly allocated; when the
+  /// device is out of memory, after freeing the pool's idle blocks.
   CUdeviceptr take(uint64_t bytes, const std::vector<CUdeviceptr> &avoid);
   /// Takes back a block of `bytes` that the caller has scrubbed.
   void give(CUdeviceptr block, uint64_t bytes);

@@ -11,6 +11,7 @@
 #include "cuda-agent/Cuda/NvrtcCompiler.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -384,6 +385,49 @@ TEST_F(LaunchPlanTest, SharedBytes) {
   EXPECT_EQ(getMaxSharedBytes("sm_80"), 163 * 1024);
   EXPECT_EQ(getMaxSharedBytes("sm_86"), 99 * 1024);
   EXPECT_EQ(getMaxSharedBytes("sm_1"), 48 * 1024);
+}
+
+TEST_F(LaunchPlanTest, Clusters) {
+  // The cluster a kernel is compiled with (`__cluster_dims__`, PTX
+  // `.reqnctapercluster`) must divide the grid; 16 blocks (non-portable on
+  // sm_90, allowed by the runner) is the most.
+  auto source = [](int x, int y) {
+    return llvm::formatv(R"cu(
+extern "C" __global__ void __cluster_dims__({0}, {1}, 1) k(float *a) {{
+  a[blockIdx.x] = 1.0f;
+}
+)cu",
+                         x, y)
+        .str();
+  };
+  auto clustered = [&](int x, int y) { return compileOk(source(x, y)); };
+  std::optional<CompiledKernel> sixteen = clustered(16, 1);
+  ASSERT_TRUE(sixteen);
+  auto plan = [](StringRef grid) {
+    return (R"({"launches": [{"kernel": "k", "grid": )" + grid +
+            R"(, "block": [128]}]})")
+        .str();
+  };
+  EXPECT_EQ(check(plan("[65536]"), 1, &*sixteen), "");
+  EXPECT_EQ(check(plan("[65544]"), 1, &*sixteen),
+            "launch plan: launch 0 (k): grid[0] = 65544 is not a multiple of "
+            "the kernel's cluster size 16 in that dimension "
+            "(.reqnctapercluster)");
+  std::optional<CompiledKernel> twoByTwo = clustered(2, 2);
+  ASSERT_TRUE(twoByTwo);
+  EXPECT_EQ(check(plan("[8, 4]"), 1, &*twoByTwo), "");
+  EXPECT_CONTAINS(check(plan("[8, 3]"), 1, &*twoByTwo),
+                  "grid[1] = 3 is not a multiple of the kernel's cluster size 2");
+  // Without a cluster any grid goes.
+  EXPECT_EQ(check(launch(R"("grid": [65543], "block": [256])")), "");
+  // NVRTC may already refuse a cluster of 32; if not, the check does.
+  if (llvm::Expected<CompiledKernel> big =
+          compileCandidate(source(32, 1), CompileOptions()))
+    EXPECT_EQ(check(plan("[64]"), 1, &*big),
+              "launch plan: launch 0 (k): kernel 'k' has clusters of 32 "
+              "blocks, more than 16");
+  else
+    llvm::consumeError(big.takeError());
 }
 
 TEST_F(LaunchPlanTest, ArchSpecificBuild) {

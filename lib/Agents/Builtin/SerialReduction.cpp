@@ -8,7 +8,9 @@
 // dimension), the sliced form: a block covers 32 consecutive output
 // elements with `slices` warps, each warp reducing one slice of the
 // outermost reduced dimension, and the slices' partials are combined in
-// order through shared memory: `slices` times the loads in flight.
+// order through shared memory: `slices` times the loads in flight. Wide,
+// each thread sums `width` outputs 32 apart, so each warp load covers 32 x
+// `width` consecutive elements of a row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,8 +65,67 @@ Variant writeSlices(const LinalgRegion &region, linalg::GenericOp g,
                  {{"reduce", {(total + 31) / 32, 1, 1}, {threads, 1, 1}}}};
 }
 
+/// The wide sliced kernel: as writeSlices, but each thread sums `width`
+/// output elements 32 apart, so a warp reads 32 * `width` consecutive
+/// elements of a row per step (rows whose length is not a multiple of 4
+/// floats leave every 128-byte warp load straddling a sector; wider runs
+/// straddle less often) with `width` loads in flight per step. `steps[k]`
+/// adds element `ek`'s term to `acck`. Out-of-range elements of the last
+/// block read the last element (clamped) and are not written.
+Variant writeWideSlices(const LinalgRegion &region, linalg::GenericOp g,
+                        const Combiner &combiner, ArrayRef<std::string> steps,
+                        StringRef loops, StringRef close, int slices) {
+  Value out = region.outputs[0];
+  std::string ctype = getCType(elementOf(out))->compute;
+  int64_t total = product(shapeOf(out));
+  int width = steps.size();
+  int threads = 32 * slices;
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, "reduce", threads) + " {\n";
+  src += llvm::formatv("  __shared__ {0} part[{1}][{2}];\n"
+                       "  const long long base = blockIdx.x * {2}LL + "
+                       "threadIdx.x % 32;\n"
+                       "  const int s = threadIdx.x / 32;\n",
+                       ctype, slices, 32 * width)
+             .str();
+  for (int k = 0; k < width; ++k)
+    src += llvm::formatv("  const long long e{0} = base + {1}LL < {2}LL ? base "
+                         "+ {1}LL : {2}LL - 1;\n"
+                         "  {3} acc{0} = {4};\n",
+                         k, 32 * k, total, ctype, combiner.identity)
+               .str();
+  src += loops.str() + llvm::join(steps, "") + close.str();
+  for (int k = 0; k < width; ++k)
+    src += llvm::formatv("  part[s][threadIdx.x % 32 + {0}] = acc{1};\n",
+                         32 * k, k)
+               .str();
+  // Warp k (and k + slices, ...) combines the fill and the slices of the
+  // k-th run of 32 elements, in slice order.
+  src += llvm::formatv(
+             "  __syncthreads();\n"
+             "  for (int k = s; k < {0}; k += {1}) {{\n"
+             "    const long long e = base + 32LL * k;\n"
+             "    if (e >= {2}LL)\n      continue;\n"
+             "    {3} acc = {4};\n"
+             "    for (int q = 0; q < {1}; ++q)\n"
+             "      acc = {5};\n"
+             "    out0[e] = {6};\n"
+             "  }\n}\n",
+             width, slices, total, ctype,
+             region.splats.lookup(g.getDpsInitOperand(0)->get()),
+             combiner.combine("acc", "part[q][threadIdx.x % 32 + 32 * k]"),
+             storeAs(elementOf(out), "acc"))
+             .str();
+  return Variant{llvm::formatv("sliced-s{0}-w{1}", slices, width).str(),
+                 src,
+                 {{"reduce",
+                   {(total + 32 * width - 1) / (32 * width), 1, 1},
+                   {threads, 1, 1}}}};
+}
+
 FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
-                                        std::string &why, int slices = 0) {
+                                        std::string &why, int slices = 0,
+                                        int width = 1) {
   SmallVector<linalg::GenericOp> reductions;
   for (linalg::GenericOp g : region.generics)
     if (isReduction(g))
@@ -144,6 +205,35 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
     return failure();
   std::string mapped =
       names.lookup(combiner->op->getOperand(combiner->otherOperand));
+  if (width > 1) {
+    // The same term for each of the thread's elements e0, e1, ...
+    SmallVector<std::string> steps;
+    for (int k = 0; k < width; ++k) {
+      SmallVector<std::string> at(dims);
+      SmallVector<std::string> idxK =
+          delinearize("e" + std::to_string(k), outShape);
+      for (unsigned r = 0; r < outMap.getNumResults(); ++r)
+        at[outMap.getDimPosition(r)] = idxK[r];
+      std::string step;
+      StatementWriter stepWriter(step, counter);
+      ElementEvaluator stepEval(region, stepWriter);
+      stepEval.loadInput = [&](unsigned i, ArrayRef<std::string> where) {
+        return stepEval.loadAt(i, where);
+      };
+      llvm::DenseMap<Value, std::string> stepNames;
+      if (failed(stepEval.bindOperands(g, at, stepNames, why, accArg)) ||
+          failed(stepWriter.writeBlock(reduceBody, stepNames, at,
+                                       combiner->op, why)))
+        return failure();
+      std::string acc = "acc" + std::to_string(k);
+      steps.push_back(step + "    " + acc + " = " +
+                      combiner->combine(
+                          acc, stepNames.lookup(combiner->op->getOperand(
+                                   combiner->otherOperand))) +
+                      ";\n");
+    }
+    return writeWideSlices(region, g, *combiner, steps, loops, close, slices);
+  }
   std::string ctype = getCType(elementOf(out))->compute;
   int64_t total = product(outShape);
   if (slices)
@@ -179,16 +269,28 @@ public:
     return !isElementwise(region);
   }
 
-  void addVariants(const LinalgRegion &region, const GpuTarget &,
+  void addVariants(const LinalgRegion &region, const GpuTarget &target,
                    Precision, VariantList &list) const override {
     std::string reason;
-    // Over a middle dimension: the sliced form first (when it applies; on
-    // the H200 at 128 x 4096 x 4095, 16 slices 2400 us, 8 slices 2472 us,
-    // the serial kernel 2419 us).
+    // Over a middle dimension: the sliced forms first (when they apply),
+    // the wide ones where their blocks still fill the SMs. On the H200 at
+    // 128 x 4096 x 4095 (docs/perf.md): 8 slices x 16 elements 2080 us, 4 x
+    // 16 2087, 16 x 8 2166, 8 x 8 2215-2232, 16 x 4 2354, 16 x 1 2400-2516
+    // and the serial kernel 2419 (torch.compile 2376-2442).
     std::string sliceWhy;
-    if (FailureOr<Variant> v = writeSerialReduction(region, 256, sliceWhy, 16);
-        succeeded(v))
-      list.variants.push_back(std::move(*v));
+    int64_t total = region.outputs.empty()
+                        ? 0
+                        : product(shapeOf(region.outputs.front()));
+    for (auto [slices, width] : {std::pair(8, 16), std::pair(4, 16),
+                                 std::pair(16, 8), std::pair(8, 8),
+                                 std::pair(16, 1)}) {
+      if (width > 1 && total < int64_t(32) * width * target.smCount)
+        continue;
+      if (FailureOr<Variant> v =
+              writeSerialReduction(region, 256, sliceWhy, slices, width);
+          succeeded(v))
+        list.variants.push_back(std::move(*v));
+    }
     list.add(writeSerialReduction(region, 256, reason), reason);
   }
 };

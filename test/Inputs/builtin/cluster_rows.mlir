@@ -72,3 +72,28 @@ func.func @sum_middle(%x: tensor<8x300x257xf32>) -> tensor<8x257xf32> {
   } -> tensor<8x257xf32>
   return %r : tensor<8x257xf32>
 }
+
+// Softmax of 4 rows of 393216 (1.5 MB): chunks of 8 blocks take 192 KB of
+// shared memory each, one block to an SM; chunks of 16 blocks fit two to an
+// SM (clusters beyond the portable 8).
+func.func @softmax_long(%x: tensor<4x393216xf32>) -> tensor<4x393216xf32> {
+  %e = tensor.empty() : tensor<4x393216xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<4x393216xf32>) outs(%e : tensor<4x393216xf32>) -> tensor<4x393216xf32>
+  return %r : tensor<4x393216xf32>
+}
+
+// A sum over the middle dimension of 8x300x16383: 131064 outputs, enough for
+// blocks of 32 x 16 of them to fill the SMs (the wide sliced kernels).
+func.func @sum_middle_wide(%x: tensor<8x300x16383xf32>) -> tensor<8x16383xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16383xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16383xf32>) -> tensor<8x16383xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>],
+                       iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : tensor<8x300x16383xf32>) outs(%acc : tensor<8x16383xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16383xf32>
+  return %r : tensor<8x16383xf32>
+}
