@@ -28,9 +28,11 @@ namespace {
 constexpr std::array<int64_t, 3> kGridLimits = {0x7fffffff, 65535, 65535};
 constexpr std::array<int64_t, 3> kBlockLimits = {1024, 1024, 64};
 constexpr int64_t kMaxThreadsPerBlock = 1024;
-/// The most blocks of a thread-block cluster: 8 are portable, sm_90 places
-/// 16 when the runner allows non-portable sizes (it does for such kernels).
-constexpr int64_t kMaxClusterBlocks = 16;
+/// The most blocks of a thread-block cluster: CUDA's portable size. sm_90
+/// places 16 only for a kernel whose launcher opts in, which the runner does
+/// but MLIR's gpu.launch_func and IREE's launcher do not, so a spliced or
+/// exported kernel with a larger cluster would fail to launch.
+constexpr int64_t kMaxClusterBlocks = 8;
 
 /// Reads the fields of one JSON object, failing with `where` in front.
 class FieldReader {
@@ -253,7 +255,8 @@ Error mlir::cuda_agent::validateLaunchPlan(const json::Value &plan,
     if (clusterBlocks > kMaxClusterBlocks)
       return reader.fail("kernel '" + *name + "' has clusters of " +
                          llvm::Twine(clusterBlocks) + " blocks, more than " +
-                         llvm::Twine(kMaxClusterBlocks));
+                         llvm::Twine(kMaxClusterBlocks) +
+                         " (CUDA's portable cluster size)");
     for (int d = 0; d < 3; ++d)
       if (entry->cluster[d] < 1 || grid[d] % entry->cluster[d] != 0)
         return reader.fail("grid[" + llvm::Twine(d) + "] = " +

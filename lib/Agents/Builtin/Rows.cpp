@@ -31,7 +31,7 @@ RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
     : region(region), rs(rs), group(plan.group),
       blockThreads(plan.blockThreads), vector(plan.vector), cache(plan.cache),
       splits(plan.splits), stream(plan.stream), cluster(plan.cluster),
-      staged(plan.staged), bulk(plan.bulk), why(why) {
+      staged(plan.staged), why(why) {
   step = int64_t(group) * vector;
   per = (rs.cols + step - 1) / step;
   split = splits > 1;

@@ -60,10 +60,7 @@ linalg::GenericOp findExpSum(const LinalgRegion &region, linalg::GenericOp max,
 /// block per chunk: the blocks combine their reductions through distributed
 /// shared memory in one launch, and the row's later passes read the chunk
 /// from shared memory when `staged` (the row read from memory once), else
-/// from memory again (mostly L2). Staged with `bulk`, the chunk is copied
-/// by the copy engine (cp.async.bulk into shared memory, an mbarrier
-/// counting the bytes), all of it in flight at once, not through the
-/// threads' registers.
+/// from memory again (mostly L2).
 struct RowPlan {
   int group, blockThreads, vector;
   bool cache = false;
@@ -71,7 +68,6 @@ struct RowPlan {
   bool stream = false;
   int cluster = 1;
   bool staged = false;
-  bool bulk = false;
 };
 
 /// The variant `plan` gives for the row program `rs` of `region`.
@@ -168,7 +164,7 @@ private:
   int64_t splits;
   bool stream;
   int cluster;
-  bool staged, bulk;
+  bool staged;
   std::string &why;
 
   int64_t step, per;

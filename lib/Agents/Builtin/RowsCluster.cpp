@@ -8,12 +8,9 @@
 // shared memory and combine them in rank order (every block ends with the
 // same value, the same bits), and the row's later passes run in the same
 // launch. Staged, each block first copies its chunk of the row's inputs into
-// shared memory (a 1.5 MB row fits 8 blocks of 192 KB, or 16 blocks of 96 KB
-// two to an SM, a non-portable cluster size), so the row is read from memory
-// once and written once; the copy goes through the threads' registers or,
-// `bulk`, through the copy engine (cp.async.bulk counted on an mbarrier).
-// Otherwise later passes read the chunk from memory again, mostly from L2
-// while the cluster's row is recent.
+// shared memory (a 1.5 MB row fits 8 blocks of 192 KB), so the row is read
+// from memory once and written once; otherwise later passes read the chunk
+// from memory again, mostly from L2 while the cluster's row is recent.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,61 +45,10 @@ __device__ __forceinline__ float ca_cluster_load(const float *p, unsigned rank) 
 }
 )";
 
-/// The bulk copies of a staged chunk (sm_90): an mbarrier in shared memory
-/// that one thread arms with the bytes to expect, copies by the copy engine
-/// from global to this block's shared memory that count their bytes on it,
-/// and a wait for the barrier's phase to complete.
-static constexpr const char *kBulkHelpers = R"(
-__device__ __forceinline__ void ca_bar_init(unsigned long long *bar) {
-  unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(bar));
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n\t"
-               "fence.mbarrier_init.release.cluster;\n\t"
-               "fence.proxy.async.shared::cta;" :: "r"(a), "r"(1u) : "memory");
-}
-__device__ __forceinline__ void ca_bar_expect(unsigned long long *bar, unsigned bytes) {
-  unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(bar));
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-               :: "r"(a), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void ca_bulk_load(void *dst, const void *src, unsigned bytes,
-                                             unsigned long long *bar) {
-  unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(bar));
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-               "[%0], [%1], %2, [%3];"
-               :: "r"(d), "l"(__cvta_generic_to_global(src)), "r"(bytes), "r"(a)
-               : "memory");
-}
-__device__ __forceinline__ void ca_bar_wait(unsigned long long *bar, unsigned phase) {
-  unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(bar)), done = 0;
-  do {
-    asm volatile("{\n\t.reg .pred p;\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(done) : "r"(a), "r"(phase) : "memory");
-  } while (!done);
-}
-)";
-
-/// The bytes of one bulk copy of a staged chunk.
-static constexpr int64_t kBulkPieceBytes = 16384;
-
 LogicalResult RowKernelWriter::checkCluster() {
   if (cache || split) {
     why = "a cluster row keeps no row in registers and is not split";
     return failure();
-  }
-  if (bulk) {
-    // Every staged chunk starts and ends on 16 bytes.
-    for (Value in : region.inputs) {
-      if (shapeOf(in) != ArrayRef<int64_t>(fullShape))
-        continue;
-      int64_t bytes = elementOf(in).getIntOrFloatBitWidth() / 8;
-      if (!staged || (rs.cols * bytes) % 16 || (chunk * bytes) % 16) {
-        why = "bulk copies need staged rows and chunks of whole 16 bytes";
-        return failure();
-      }
-    }
   }
   for (linalg::GenericOp g : region.generics)
     if (isReduction(g) && !elementOf(g.getResult(0)).isF32()) {
@@ -118,8 +64,7 @@ void RowKernelWriter::writeClusterHeader() {
   size_t at = src.rfind(global.str());
   src.insert(at + global.size(),
              llvm::formatv("__cluster_dims__({0}, 1, 1) ", cluster).str());
-  src.insert(at, std::string(kClusterHelpers).substr(1) + "\n" +
-                    (bulk ? std::string(kBulkHelpers).substr(1) + "\n" : ""));
+  src.insert(at, std::string(kClusterHelpers).substr(1) + "\n");
   src += llvm::formatv("  const long long row = blockIdx.x / {0};\n"
                        "  const int t = threadIdx.x;\n"
                        "  const long long begin = (blockIdx.x % {0}) * {1}LL;\n"
@@ -142,8 +87,6 @@ void RowKernelWriter::writeClusterHeader() {
   int64_t unroll = std::min<int64_t>(8, steps);
   src += "  extern __shared__ __align__(16) unsigned char ca_smem[];\n";
   int64_t offset = 0;
-  std::string copies; // bulk: thread 0's copies
-  int64_t columnBytes = 0;
   for (auto [i, in] : llvm::enumerate(region.inputs)) {
     if (shapeOf(in) != ArrayRef<int64_t>(fullShape))
       continue;
@@ -152,24 +95,6 @@ void RowKernelWriter::writeClusterHeader() {
     std::string vec = llvm::formatv("ca_vec<{0}, {1}>", storage, vector).str();
     std::string array = "s" + std::to_string(i);
     stagedInputs[i] = array;
-    if (bulk) {
-      int64_t bytes = type.getIntOrFloatBitWidth() / 8;
-      int64_t piece = kBulkPieceBytes / bytes;
-      src += llvm::formatv(
-                 "  {0} *{1} = reinterpret_cast<{0} *>(ca_smem + {2});\n",
-                 storage, array, offset)
-                 .str();
-      copies += llvm::formatv(
-                    "    for (long long c = begin; c < end; c += {0}LL)\n"
-                    "      ca_bulk_load({1} + (c - begin), in{2} + row * "
-                    "{3}LL + c, (unsigned)((end - c < {0}LL ? end - c : "
-                    "{0}LL) * {4}), &ca_bar);\n",
-                    piece, array, i, rs.cols, bytes)
-                    .str();
-      columnBytes += bytes;
-      offset += (chunk * bytes + 15) / 16 * 16;
-      continue;
-    }
     bool sixteen = vector * type.getIntOrFloatBitWidth() == 128;
     std::string ptr = "reinterpret_cast<const " + vec + " *>(in" +
                       std::to_string(i) + " + " + rowStart + ")";
@@ -196,19 +121,6 @@ void RowKernelWriter::writeClusterHeader() {
     offset += (bytes + 15) / 16 * 16;
   }
   stagedBytes = offset;
-  if (!bulk)
-    return;
-  // Thread 0 arms the barrier with the chunk's bytes and starts the copies;
-  // every thread waits for them to land.
-  src += llvm::formatv("  __shared__ __align__(8) unsigned long long ca_bar;\n"
-                       "  if (t == 0)\n    ca_bar_init(&ca_bar);\n"
-                       "  __syncthreads();\n"
-                       "  if (t == 0) {{\n"
-                       "    ca_bar_expect(&ca_bar, (unsigned)((end - begin) * "
-                       "{0}));\n",
-                       columnBytes)
-             .str() +
-         copies + "  }\n  ca_bar_wait(&ca_bar, 0u);\n";
 }
 
 void RowKernelWriter::writeClusterCombine(
@@ -249,8 +161,8 @@ Variant RowKernelWriter::makeClusterVariant() const {
     text += "  ca_cluster_sync();\n";
   text += "}\n";
   return Variant{
-      llvm::formatv("cluster{0}-b{1}-v{2}{3}{4}", cluster, blockThreads,
-                    vector, staged ? "-staged" : "", bulk ? "-bulk" : "")
+      llvm::formatv("cluster{0}-b{1}-v{2}{3}", cluster, blockThreads, vector,
+                    staged ? "-staged" : "")
           .str(),
       text,
       {{"rows", {rs.rows * cluster, 1, 1}, {blockThreads, 1, 1}, stagedBytes}}};
@@ -321,11 +233,11 @@ public:
     std::string reason;
     RowShape rows = *analyzeRows(region, reason);
     int vector = widestVector(region, rows.cols);
-    auto add = [&](int cluster, int threads, bool bulk = false) {
-      list.add(writeRows(region, rows,
-                         {threads, threads, vector, false, 1, false, cluster,
-                          staged, bulk},
-                         reason),
+    auto add = [&](int cluster, int threads) {
+      list.add(writeRows(
+                   region, rows,
+                   {threads, threads, vector, false, 1, false, cluster, staged},
+                   reason),
                reason);
     };
     if (!staged) {
@@ -349,20 +261,6 @@ public:
           ((rows.cols + blocks - 1) / blocks + vector - 1) / vector * vector;
       return chunk * columnBytes + 16 * 4;
     };
-    // Rows too long for two 8-block chunks per SM first go to 16-block
-    // clusters (beyond CUDA's portable 8: the runner allows the size for
-    // such kernels) whose 256-thread blocks fit two to an SM, so that one
-    // block's loads overlap the other's passes and stores; then the same
-    // with the chunk copied by bulk copies. On the H200 at 4096 x 393216
-    // (docs/perf.md): 4836 and 4953 us against 5144 us for 8 blocks of
-    // 1024 threads, but the block-per-row kernel's 4640 us still wins;
-    // 512-thread blocks (5114-5162 us) and 8-block bulk copies (5165-5411
-    // us) are not offered.
-    if (columnBytes && stagedBytes(8) > limit / 2 &&
-        stagedBytes(16) <= limit / 2) {
-      add(16, 256);
-      add(16, 256, /*bulk=*/true);
-    }
     for (int c : {2, 4, 8})
       if (columnBytes && stagedBytes(c) <= limit &&
           (rows.rows * c >= target.smCount || c == 8)) {
