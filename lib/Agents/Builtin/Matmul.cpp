@@ -35,10 +35,23 @@ using namespace mlir;
 using namespace mlir::cuda_agent;
 using namespace mlir::cuda_agent::builtin;
 
+namespace {
+/// Whether `g` is a matrix-vector product (matvec, vecmat, or batched): a
+/// contraction without row or without column dimensions.
+bool isMatrixVector(linalg::GenericOp g) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(cast<linalg::LinalgOp>(g.getOperation()));
+  return succeeded(dims) && (dims->m.empty() || dims->n.empty());
+}
+} // namespace
+
 bool cuda_agent::builtin::hasProduct(const LinalgRegion &region) {
+  // A matrix-vector product reads its matrix once: a memory-bound
+  // reduction the row and column-reduction kernels take, not a product.
   return llvm::any_of(region.generics, [](linalg::GenericOp g) {
-    return isReduction(g) && (linalg::isaContractionOpInterface(g) ||
-                              linalg::isaConvolutionOpInterface(g));
+    return isReduction(g) &&
+           ((linalg::isaContractionOpInterface(g) && !isMatrixVector(g)) ||
+            linalg::isaConvolutionOpInterface(g));
   });
 }
 

@@ -152,12 +152,24 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
     dims[outMap.getDimPosition(k)] = idx[k];
   std::string loops, close;
   SmallVector<utils::IteratorType> iterators = g.getIteratorTypesArray();
-  if (slices && (iterators.back() != utils::IteratorType::parallel ||
-                 outMap.getNumResults() == 0 ||
-                 outMap.getDimPosition(outMap.getNumResults() - 1) !=
-                     iterators.size() - 1)) {
-    why = "a sliced reduction needs its innermost loop parallel";
-    return failure();
+  if (slices) {
+    // A warp's 32 consecutive outputs must be consecutive elements of every
+    // input that varies with them: the output's innermost dimension is the
+    // innermost one of each input that reads it (a sum over a middle
+    // dimension; a vector times a row-major matrix).
+    bool contiguous = outMap.getNumResults() > 0;
+    unsigned inner =
+        contiguous ? outMap.getDimPosition(outMap.getNumResults() - 1) : 0;
+    for (OpOperand *in : g.getDpsInputOperands()) {
+      AffineMap map = g.getMatchingIndexingMap(in);
+      if (contiguous && map.isProjectedPermutation() &&
+          map.isFunctionOfDim(inner))
+        contiguous = map.getDimPosition(map.getNumResults() - 1) == inner;
+    }
+    if (!contiguous) {
+      why = "a sliced reduction needs its outputs contiguous in its inputs";
+      return failure();
+    }
   }
   bool sliced = false;
   for (auto [d, type] : llvm::enumerate(iterators)) {

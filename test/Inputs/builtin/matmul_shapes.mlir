@@ -114,3 +114,23 @@ func.func @split_k_odd(%a: tensor<72x517xf32>, %b: tensor<517x70xf32>, %bias: te
   } -> tensor<72x70xf32>
   return %r : tensor<72x70xf32>
 }
+
+// A linear layer as torch-mlir writes it: the weight (out x in) transposed by
+// a linalg.transpose, the bias broadcast by a generic and added, then relu;
+// the kernels read the weight where it lies.
+func.func @linear_transposed(%x: tensor<96x72xf32>, %w: tensor<40x72xf32>, %bias: tensor<40xf32>) -> tensor<96x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<72x40xf32>
+  %wt = linalg.transpose ins(%w : tensor<40x72xf32>) outs(%et : tensor<72x40xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<96x40xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<96x40xf32>) -> tensor<96x40xf32>
+  %m = linalg.matmul ins(%x, %wt : tensor<96x72xf32>, tensor<72x40xf32>) outs(%acc : tensor<96x40xf32>) -> tensor<96x40xf32>
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %bias : tensor<96x40xf32>, tensor<40xf32>) outs(%e : tensor<96x40xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %s = arith.addf %v, %b : f32
+    %y = arith.maximumf %s, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<96x40xf32>
+  return %r : tensor<96x40xf32>
+}

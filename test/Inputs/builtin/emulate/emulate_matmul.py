@@ -37,6 +37,8 @@ CASES = {
                          "s * 0.5", "A.data(), B.data(), out.data()", 1e-4),
     "split_k_odd": (72, 70, 517, 1, "float", "float", "A[m * K + k]", "B[k * N + n]",
                     "std::max(0.0, s + bias[n])", "A.data(), B.data(), bias.data(), out.data()", 1e-4),
+    "linear_transposed": (96, 40, 72, 1, "float", "float", "A[m * K + k]", "B[n * K + k]",
+                          "std::max(0.0, s + bias[n])", "A.data(), B.data(), bias.data(), out.data()", 1e-4),
     "matmul_f16_f32acc": (256, 256, 256, 1, "__half", "__half", "A[m * K + k]", "B[k * N + n]",
                                   "s", "A.data(), B.data(), out.data()", 1e-3),
 }
