@@ -13,8 +13,9 @@
 // on sm_80 and later, mma.sync with f32 accumulation for f16/bf16 operands
 // and, for f32 ones, the 3xTF32 mainloop of MatmulTf32.h (single TF32
 // products too under precision=tf32) fed by an im2col loader: the input's
-// tile gathered by cp.async, 16 bytes a copy where NHWC channels allow,
-// zeros past M, N and K. The epilogue the outliner fused (bias,
+// tile gathered by cp.async, 16 bytes a copy where the operand's innermost
+// indices allow (NHWC channels, an FCHW filter's row), zeros past M, N and
+// K. The epilogue the outliner fused (bias,
 // activations, residual, scale, casts) runs on the accumulator before the
 // only store.
 // Depthwise and grouped convolutions (a channel in the input, the filter
@@ -471,36 +472,43 @@ FailureOr<Variant> writeConvMma(const LinalgRegion &region,
 /// The elements one cp.async of the operand (`isA`: the input) copies: 4 or
 /// 2 where as many consecutive indices along the tile's contiguous direction
 /// (k when `kMajor`, else its rows) are consecutive elements of the operand,
-/// aligned to the whole copy (its innermost moving index is that
-/// direction's fastest loop, alone, over a multiple of the width), else 1.
-/// A pad of the operand (`pad`) keeps the width only where it adds nothing
-/// along the copied index: then a copy is wholly inside its source or
-/// wholly outside.
+/// aligned to the whole copy, else 1. The direction's fastest loops are a
+/// contiguous run of the operand as far as they are its innermost indices,
+/// alone, in the same order, each inner one over the operand's whole extent
+/// (an FCHW filter's (c, kh, kw): the reduced index is the offset in a
+/// filter's row); the run's extent must be a multiple of the width, so that
+/// a copy never straddles its end or the tile's edge. A pad of the operand
+/// (`pad`) ends the run where it adds anything: then a copy is wholly inside
+/// its source or wholly outside.
 int copyWidth(const ConvProduct &c, bool isA, bool kMajor,
               const RegionPad *pad) {
   AffineMap map = isA ? c.mapIn : c.mapFilter;
   ArrayRef<unsigned> along = kMajor ? ArrayRef(c.kDims)
                                     : ArrayRef(isA ? c.mDims : c.nDims);
   ArrayRef<int64_t> shape = shapeOf(isA ? c.input : c.filter);
-  if (along.empty())
-    return 1;
-  unsigned d = along.back();
-  // Trailing indices of extent 1 stay 0.
+  int64_t runExtent = 1, runShape = 1;
   int pos = int(map.getNumResults()) - 1;
-  while (pos >= 0 && shape[pos] == 1)
+  for (int a = int(along.size()) - 1; a >= 0; --a) {
+    unsigned d = along[a];
+    // Indices of extent 1 stay 0.
+    while (pos >= 0 && shape[pos] == 1)
+      --pos;
+    // An outer loop continues the run only over inner ones that cover
+    // their indices' whole extents.
+    if (pos < 0 || runExtent != runShape)
+      break;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(pos));
+    if (!dim || dim.getPosition() != d ||
+        (pad && (pad->low[pos] != 0 || pad->high[pos] != 0)) ||
+        llvm::any_of(map.getResults().take_front(pos),
+                     [&](AffineExpr e) { return uses(e, d); }))
+      break;
+    runExtent *= c.ranges[d];
+    runShape *= shape[pos];
     --pos;
-  if (pos < 0)
-    return 1;
-  auto dim = dyn_cast<AffineDimExpr>(map.getResult(pos));
-  if (!dim || dim.getPosition() != d)
-    return 1;
-  for (int i = 0; i < pos; ++i)
-    if (uses(map.getResult(i), d))
-      return 1;
-  if (pad && (pad->low[pos] != 0 || pad->high[pos] != 0))
-    return 1;
+  }
   for (int width : {4, 2})
-    if (c.ranges[d] % width == 0 && shape[pos] % width == 0)
+    if (runExtent % width == 0 && runShape % width == 0)
       return width;
   return 1;
 }
