@@ -74,7 +74,8 @@ FailureOr<std::string> ElementEvaluator::padValueAt(const RegionPad &pad,
 }
 
 SmallVector<std::string>
-cuda_agent::builtin::padSourceIndex(const RegionPad &pad, ArrayRef<std::string> idx) {
+cuda_agent::builtin::padSourceIndex(const RegionPad &pad,
+                                    ArrayRef<std::string> idx) {
   SmallVector<std::string> at;
   for (auto [d, index] : llvm::enumerate(idx))
     at.push_back(pad.low[d] == 0 ? index
@@ -84,7 +85,8 @@ cuda_agent::builtin::padSourceIndex(const RegionPad &pad, ArrayRef<std::string> 
 }
 
 SmallVector<std::string>
-cuda_agent::builtin::padBoundsConds(const RegionPad &pad, ArrayRef<std::string> at) {
+cuda_agent::builtin::padBoundsConds(const RegionPad &pad,
+                                    ArrayRef<std::string> at) {
   ArrayRef<int64_t> shape = shapeOf(pad.source);
   SmallVector<std::string> conds;
   for (auto [d, index] : llvm::enumerate(at))

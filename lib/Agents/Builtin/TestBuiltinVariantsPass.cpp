@@ -45,7 +45,8 @@ llvm::Expected<VariantList> writeStrategyVariants(const Strategy &strategy,
   if (hasProduct(region) && !takesProducts(strategy))
     return llvm::createStringError("a region with a product is the product "
                                    "strategies'");
-  if (!readsRegionPads(strategy, region, why) || !strategy.match(region, why))
+  if (!readsRegionPads(strategy, region, why) ||
+      !strategy.match(region, why))
     return llvm::createStringError("%s",
                                    why.empty() ? "no match" : why.c_str());
   VariantList list;
