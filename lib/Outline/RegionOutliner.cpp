@@ -140,12 +140,32 @@ bool isClonableConstant(Operation *op) {
   return dense && dense.isSplat() && !checkTensorType(cst.getType());
 }
 
+/// True for a `tensor.pad` a region can compute itself from its source: static
+/// shapes and amounts of padding, a pad value that is a constant (the body
+/// yields a scalar constant or a block-invariant value that is one). Such a
+/// pad is rebuilt inside every region that reads it, so the region reads its
+/// source with bounds and the padded tensor never crosses a region boundary.
+bool isFusablePad(Operation *op) {
+  auto pad = dyn_cast_or_null<tensor::PadOp>(op);
+  if (!pad || pad.getNofold() || !pad.getLow().empty() ||
+      !pad.getHigh().empty())
+    return false;
+  if (checkTensorType(pad.getSourceType()) ||
+      checkTensorType(pad.getResultType()))
+    return false;
+  Value padding = pad.getConstantPaddingValue();
+  return padding && isClonableConstant(padding.getDefiningOp());
+}
+
 /// True for ops that are cloned into every region that uses them rather than
-/// grouped: static `tensor.empty`, clonable constants, and `linalg.fill`s
-/// whose operands are themselves clonable.
+/// grouped: static `tensor.empty`, clonable constants, `linalg.fill`s whose
+/// operands are themselves clonable, and fusable pads (their source is read
+/// like any other operand: a region argument or a value the region computes).
 bool isClonable(Operation *op) {
   if (!op)
     return false;
+  if (isFusablePad(op))
+    return true;
   if (auto empty = dyn_cast<tensor::EmptyOp>(op))
     return !checkTensorType(empty.getType());
   if (isClonableConstant(op))
@@ -650,6 +670,18 @@ void remarkLeftovers(Block &block,
     if (isa<linalg::FillOp>(op)) {
       op.emitRemark() << "kept outside any kernel region: no op of a region "
                          "consumes this fill";
+      continue;
+    }
+    if (isFusablePad(&op)) {
+      op.emitRemark() << "kept outside any kernel region: an op that is not "
+                         "in a region reads this pad (regions that read it "
+                         "compute it themselves)";
+      continue;
+    }
+    if (isa<tensor::PadOp>(op)) {
+      op.emitRemark() << "kept outside any kernel region: a tensor.pad by "
+                         "dynamic amounts, of a dynamic shape or with a value "
+                         "that is not a constant";
       continue;
     }
     if (isa<linalg::LinalgOp, func::CallOp, func::ReturnOp, tensor::EmptyOp,

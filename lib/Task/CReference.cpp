@@ -12,6 +12,7 @@
 #include "cuda-agent/Task/LinalgRegion.h"
 #include "cuda-agent/Task/RegionModule.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -26,7 +27,8 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
   func::FuncOp func = parsed->func;
   LinalgRegion region;
   std::string why;
-  if (failed(readLinalgRegion(func, region, why, /*allowContractions=*/true)))
+  if (failed(readLinalgRegion(func, region, why, /*allowContractions=*/true,
+                              /*allowPads=*/true)))
     return llvm::createStringError("%s", why.c_str());
 
   // Where each tensor lives: inN, outN, a local array tN, or a splat value.
@@ -39,6 +41,41 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
   // A host-style reference: the kernels' parameters, no __global__.
   std::string text = "void region(" + renderParameters(region) + ") {\n";
   unsigned counter = 0, temps = 0;
+  // Pads (of region arguments) are temporaries: the pad value everywhere,
+  // then the source copied inside.
+  for (auto padOp : func.getBody().front().getOps<tensor::PadOp>()) {
+    const RegionPad &pad = region.pads.find(padOp.getResult())->second;
+    Value result = padOp.getResult();
+    std::string name = "t" + std::to_string(temps++);
+    arrays[result] = name;
+    int64_t n = product(shapeOf(result));
+    text += "  static " + getCType(elementOf(result))->storage + " " + name +
+            "[" + std::to_string(n) + "];\n";
+    text += llvm::formatv("  for (long long i = 0; i < {0}; ++i)\n"
+                          "    {1}[i] = {2};\n",
+                          n, name, storeAs(elementOf(result), pad.value))
+                .str();
+    ArrayRef<int64_t> sourceShape = shapeOf(pad.source);
+    SmallVector<std::string> sourceIdx, resultIdx;
+    std::string indent = "  ";
+    for (auto [d, size] : llvm::enumerate(sourceShape)) {
+      std::string i = "p" + std::to_string(d);
+      text += indent + llvm::formatv("for (long long {0} = 0; {0} < {1}; "
+                                     "++{0}) {{\n",
+                                     i, size)
+                           .str();
+      indent += "  ";
+      sourceIdx.push_back(i);
+      resultIdx.push_back(i + " + " + std::to_string(pad.low[d]));
+    }
+    text += indent + name + "[" + linearize(resultIdx, shapeOf(result)) +
+            "] = " + arrays.lookup(pad.source) + "[" +
+            linearize(sourceIdx, sourceShape) + "];\n";
+    for (size_t d = sourceShape.size(); d > 0; --d) {
+      indent.resize(indent.size() - 2);
+      text += indent + "}\n";
+    }
+  }
   auto access = [&](Value v, AffineMap map,
                     ArrayRef<std::string> dims) -> FailureOr<std::string> {
     if (auto it = region.splats.find(v); it != region.splats.end())

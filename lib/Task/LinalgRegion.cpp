@@ -12,16 +12,46 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
+/// Reads a `tensor.pad` of a region argument with static padding and a
+/// constant value.
+static FailureOr<RegionPad> readPad(tensor::PadOp pad, std::string &why) {
+  RegionPad read;
+  read.source = pad.getSource();
+  if (!isa<BlockArgument>(read.source) ||
+      !pad.getResultType().hasStaticShape() || !pad.getLow().empty() ||
+      !pad.getHigh().empty()) {
+    why = "a tensor.pad of other than a region argument by static amounts";
+    return failure();
+  }
+  Attribute value;
+  Value padding = pad.getConstantPaddingValue();
+  if (!padding || !matchPattern(padding, m_Constant(&value))) {
+    why = "a tensor.pad whose value is not a constant";
+    return failure();
+  }
+  std::optional<std::string> literal = spellLiteral(value);
+  if (!literal) {
+    why = "a pad value the builtin agent cannot spell";
+    return failure();
+  }
+  read.value = *literal;
+  read.low.assign(pad.getStaticLow().begin(), pad.getStaticLow().end());
+  read.high.assign(pad.getStaticHigh().begin(), pad.getStaticHigh().end());
+  return read;
+}
+
 LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
                                            LinalgRegion &region,
                                            std::string &why,
-                                           bool allowContractions) {
+                                           bool allowContractions,
+                                           bool allowPads) {
   region.func = func;
   IRRewriter rewriter(func.getContext());
   SmallVector<linalg::LinalgOp> named;
@@ -95,6 +125,18 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
           return failure();
         }
       region.generics.push_back(generic);
+      continue;
+    }
+    if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+      if (!allowPads) {
+        why = "a tensor.pad inside the region (a read with bounds of the "
+              "unpadded input) is not written yet";
+        return failure();
+      }
+      FailureOr<RegionPad> read = readPad(pad, why);
+      if (failed(read))
+        return failure();
+      region.pads[pad.getResult()] = std::move(*read);
       continue;
     }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {

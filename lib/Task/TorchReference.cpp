@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Parser/Parser.h"
@@ -221,6 +222,33 @@ FailureOr<std::string> TorchWriter::combineInit(StringRef reduced,
   llvm_unreachable("every combiner is handled");
 }
 
+/// A static pad with a constant value: `nn.functional.pad`, whose amounts
+/// run from the last dimension to the first.
+LogicalResult TorchWriter::writePad(tensor::PadOp pad) {
+  Attribute value;
+  Value padding = pad.getConstantPaddingValue();
+  if (!pad.getLow().empty() || !pad.getHigh().empty() || !padding ||
+      !matchPattern(padding, m_Constant(&value)))
+    return fail("a tensor.pad by dynamic amounts or with a value that is not "
+                "a constant");
+  std::optional<std::string> literal = pythonLiteral(value);
+  if (!literal)
+    return fail("a pad value with no Python literal");
+  FailureOr<std::string> x = tensorExpr(pad.getSource());
+  if (failed(x))
+    return failure();
+  if (tensors.lookup(pad.getSource()).splat)
+    return fail("a pad of a splat");
+  SmallVector<int64_t> amounts;
+  for (int64_t d = pad.getResultType().getRank() - 1; d >= 0; --d) {
+    amounts.push_back(pad.getStaticLow()[d]);
+    amounts.push_back(pad.getStaticHigh()[d]);
+  }
+  define(pad.getResult(), "nn.functional.pad(" + *x + ", (" + args(amounts) +
+                              "), value=" + *literal + ")");
+  return success();
+}
+
 LogicalResult TorchWriter::writeOp(Operation *op) {
   if (isa<tensor::EmptyOp>(op))
     return success(); // only ever an output nobody reads
@@ -316,6 +344,8 @@ LogicalResult TorchWriter::writeOp(Operation *op) {
       return fail("cannot generalize '" + op->getName().getStringRef() + "'");
     return writeGeneric(*g);
   }
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    return writePad(pad);
   if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
     FailureOr<std::string> x = operandExpr(op->getOperand(0));
     if (failed(x))

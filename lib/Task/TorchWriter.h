@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
@@ -94,6 +95,7 @@ private:
   LogicalResult writeGeneric(linalg::GenericOp g);
   FailureOr<bool> writeContraction(linalg::GenericOp g);
   LogicalResult writeConv(linalg::Conv2DNhwcHwcfOp conv);
+  LogicalResult writePad(tensor::PadOp pad);
   FailureOr<LoopValue> writeBodyOp(Operation &op,
                                    llvm::DenseMap<Value, LoopValue> &values,
                                    unsigned rank);

@@ -6,8 +6,12 @@
 // RUN: FileCheck %s --check-prefix=PLAN < %t/program/plan.json
 // RUN: cuda-agent-opt %s --agent-outline --agent-emit-bundle="dir=%t/outlined whole-program=true" -o /dev/null 2> /dev/null
 // RUN: FileCheck %s --check-prefix=OUTLINED < %t/outlined/plan.json
+// RUN: cuda-agent-opt %s --agent-outline --agent-emit-bundle="dir=%t/region" -o /dev/null 2> /dev/null
+// RUN: FileCheck %s --check-prefix=REGION < %t/region/*/region.mlir
+// RUN: cat %t/region/*/plan.json | FileCheck %s --check-prefix=REGION-PLAN
 // torch: relu(conv2d(x, w, padding=1)) in NHWC: x 1x8x8x4, w 3x3x4x8 (HWCF)
 // f32. The pad runs on the device: a fill, then a copy into the interior.
+// Outlined, the pad is inside the conv's region, which takes x unpadded.
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 func.func @padded_conv_relu(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x8xf32>) -> tensor<1x8x8x8xf32> {
   %zero = arith.constant 0.0 : f32
@@ -46,3 +50,21 @@ func.func @padded_conv_relu(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x8xf32>) ->
 // Outlined first, the whole program runs its regions' 5 kernels.
 // OUTLINED: "launches"
 // OUTLINED-COUNT-5: "kernel":
+
+// The one region (the pad, the conv and the relu) takes x unpadded; its
+// default lowering builds the padded input in a temporary.
+// REGION: func.func @region(%arg0: tensor<1x8x8x4xf32>, %arg1: tensor<3x3x4x8xf32>) -> tensor<1x8x8x8xf32>
+// REGION: tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// REGION: linalg.conv_2d_nhwc_hwcf
+// REGION-PLAN:      "name": "in0",
+// REGION-PLAN-NEXT: "role": "input",
+// REGION-PLAN-NEXT: "shape": [
+// REGION-PLAN-NEXT:   1,
+// REGION-PLAN-NEXT:   8,
+// REGION-PLAN-NEXT:   8,
+// REGION-PLAN-NEXT:   4
+// REGION-PLAN:      "name": "tmp0",
+// REGION-PLAN-NEXT: "role": "temp",
+// REGION-PLAN-NEXT: "shape": [
+// REGION-PLAN-NEXT:   1,
+// REGION-PLAN-NEXT:   10,

@@ -22,6 +22,19 @@
 
 namespace mlir::cuda_agent {
 
+/// A `tensor.pad` of a region argument inside the region (the outliner fuses
+/// static pads with a constant value into the regions that read them): the
+/// padded tensor at index i is `source[i - low]` where that is inside the
+/// source, else `value`. Read it with bounds; it need not exist in memory.
+struct RegionPad {
+  /// The padded region argument.
+  Value source;
+  /// Elements added before and after each dimension.
+  SmallVector<int64_t> low, high;
+  /// The pad value as a C literal of the compute type.
+  std::string value;
+};
+
 /// A region as its linalg ops: what the builtin agent and the C reference
 /// read.
 struct LinalgRegion {
@@ -33,14 +46,21 @@ struct LinalgRegion {
   llvm::DenseMap<Value, std::string> splats;
   /// Scalar constants of the function body.
   llvm::DenseMap<Value, std::string> scalars;
+  /// The region's pads by their result; only readers that opt in
+  /// (`allowPads`) get a region with pads.
+  llvm::DenseMap<Value, RegionPad> pads;
 };
 
 /// Reads the top-level ops of `func` (a parsed `@region`) into `region`,
 /// generalizing named linalg ops in place; fails with the reason in `why`.
-/// Contractions and convolutions are refused unless `allowContractions`.
+/// Contractions and convolutions are refused unless `allowContractions`,
+/// `tensor.pad`s (of a region argument, static, with a constant value) unless
+/// `allowPads`: a reader that allows them must read every operand that is a
+/// key of `region.pads` with bounds.
 LogicalResult readLinalgRegion(func::FuncOp func, LinalgRegion &region,
                                std::string &why,
-                               bool allowContractions = false);
+                               bool allowContractions = false,
+                               bool allowPads = false);
 
 /// The product of `dims` (1 for none).
 int64_t product(ArrayRef<int64_t> dims);

@@ -50,6 +50,17 @@ bool cuda_agent::builtin::takesProducts(const Strategy &strategy) {
   return &strategy == &getConvStrategy() || &strategy == &getMatmulStrategy();
 }
 
+bool cuda_agent::builtin::readsRegionPads(const Strategy &strategy,
+                                          const LinalgRegion &region,
+                                          std::string &why) {
+  if (region.pads.empty() || strategy.readsPads())
+    return true;
+  why = "a tensor.pad inside the region: the " + strategy.getName().str() +
+        " strategy does not read pads (the conv strategy reads those of a "
+        "convolution's input or filter)";
+  return false;
+}
+
 const Strategy *cuda_agent::builtin::findStrategy(StringRef name) {
   for (const Strategy *strategy : getStrategies())
     if (strategy->getName() == name)
@@ -68,7 +79,8 @@ cuda_agent::builtin::writeVariants(const LinalgRegion &region,
     if (product != takesProducts(*strategy))
       continue;
     std::string reason;
-    if (!strategy->match(region, reason)) {
+    if (!readsRegionPads(*strategy, region, reason) ||
+        !strategy->match(region, reason)) {
       if (list.why.empty())
         list.why = reason;
       continue;
@@ -94,7 +106,8 @@ public:
     LinalgRegion region;
     std::string why;
     if (failed(readLinalgRegion(parsed->func, region, why,
-                                /*allowContractions=*/true)))
+                                /*allowContractions=*/true,
+                                /*allowPads=*/true)))
       return llvm::createStringError("%s", why.c_str());
     std::vector<Variant> variants =
         writeVariants(region, getGpuTargetFor(task.arch.c_str()),

@@ -13,15 +13,20 @@
 // on sm_80 and later, mma.sync with f32 accumulation for f16/bf16 operands
 // and, for f32 ones, the 3xTF32 mainloop of MatmulTf32.h (single TF32
 // products too under precision=tf32) fed by an im2col loader: the input's
-// tile gathered by cp.async, 16 bytes a copy where NHWC channels allow,
-// zeros past M, N and K. The epilogue the outliner fused (bias,
+// tile gathered by cp.async, 16 bytes a copy where the operand's innermost
+// indices allow (NHWC channels, an FCHW filter's row), zeros past M, N and
+// K. The epilogue the outliner fused (bias,
 // activations, residual, scale, casts) runs on the accumulator before the
 // only store.
 // Depthwise and grouped convolutions (a channel in the input, the filter
 // and the output) are memory-bound: a direct kernel, a thread per output
-// element. Reductions after the convolution (a min over channels) and a
-// tensor.pad inside the region are not written yet: those regions get no
-// candidate and the reason.
+// element. A tensor.pad of the input (or the filter) the outliner fused into
+// the region is read with bounds, as the tile edges are: the source at
+// out * stride + tap * dilation - low in each padded dimension, the pad
+// value outside (ElementEvaluator); the 3xTF32 loader copies a zero pad's
+// source by cp.async, zero-filling what lies outside it. Reductions after
+// the convolution (a min over channels) are not written yet: those regions
+// get no candidate and the reason.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +35,8 @@
 #include "ProductTail.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -113,6 +120,15 @@ FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
   c.filter = g.getDpsInputOperand(1)->get();
   c.init = g.getDpsInitOperand(0)->get();
   c.result = g.getResult(0);
+  for (auto &[padded, pad] : region.pads) {
+    if (llvm::any_of(padded.getUsers(),
+                     [&](Operation *user) { return user != g; }) ||
+        padded == c.init) {
+      why = "a tensor.pad read by other than the convolution (as its input "
+            "or filter) is not written yet";
+      return failure();
+    }
+  }
   for (Value v : {c.input, c.filter, c.result}) {
     Type type = elementOf(v);
     if (!type.isF32() && !type.isF16() && !type.isBF16()) {
@@ -456,39 +472,66 @@ FailureOr<Variant> writeConvMma(const LinalgRegion &region,
 /// The elements one cp.async of the operand (`isA`: the input) copies: 4 or
 /// 2 where as many consecutive indices along the tile's contiguous direction
 /// (k when `kMajor`, else its rows) are consecutive elements of the operand,
-/// aligned to the whole copy (its innermost moving index is that
-/// direction's fastest loop, alone, over a multiple of the width), else 1.
-int copyWidth(const ConvProduct &c, bool isA, bool kMajor) {
+/// aligned to the whole copy, else 1. The direction's fastest loops are a
+/// contiguous run of the operand as far as they are its innermost indices,
+/// alone, in the same order, each inner one over the operand's whole extent
+/// (an FCHW filter's (c, kh, kw): the reduced index is the offset in a
+/// filter's row); the run's extent must be a multiple of the width, so that
+/// a copy never straddles its end or the tile's edge. A pad of the operand
+/// (`pad`) ends the run where it adds anything: then a copy is wholly inside
+/// its source or wholly outside.
+int copyWidth(const ConvProduct &c, bool isA, bool kMajor,
+              const RegionPad *pad) {
   AffineMap map = isA ? c.mapIn : c.mapFilter;
   ArrayRef<unsigned> along = kMajor ? ArrayRef(c.kDims)
                                     : ArrayRef(isA ? c.mDims : c.nDims);
   ArrayRef<int64_t> shape = shapeOf(isA ? c.input : c.filter);
-  if (along.empty())
-    return 1;
-  unsigned d = along.back();
-  // Trailing indices of extent 1 stay 0.
+  int64_t runExtent = 1, runShape = 1;
   int pos = int(map.getNumResults()) - 1;
-  while (pos >= 0 && shape[pos] == 1)
+  for (int a = int(along.size()) - 1; a >= 0; --a) {
+    unsigned d = along[a];
+    // Indices of extent 1 stay 0.
+    while (pos >= 0 && shape[pos] == 1)
+      --pos;
+    // An outer loop continues the run only over inner ones that cover
+    // their indices' whole extents.
+    if (pos < 0 || runExtent != runShape)
+      break;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(pos));
+    if (!dim || dim.getPosition() != d ||
+        (pad && (pad->low[pos] != 0 || pad->high[pos] != 0)) ||
+        llvm::any_of(map.getResults().take_front(pos),
+                     [&](AffineExpr e) { return uses(e, d); }))
+      break;
+    runExtent *= c.ranges[d];
+    runShape *= shape[pos];
     --pos;
-  if (pos < 0)
-    return 1;
-  auto dim = dyn_cast<AffineDimExpr>(map.getResult(pos));
-  if (!dim || dim.getPosition() != d)
-    return 1;
-  for (int i = 0; i < pos; ++i)
-    if (uses(map.getResult(i), d))
-      return 1;
+  }
   for (int width : {4, 2})
-    if (c.ranges[d] % width == 0 && shape[pos] % width == 0)
+    if (runExtent % width == 0 && runShape % width == 0)
       return width;
   return 1;
+}
+
+/// The pad of a region input with the value +0.0 that `operand` is, or
+/// null: cp.async's zero fill writes its outside.
+const RegionPad *zeroPadOfInput(const LinalgRegion &region, Value operand) {
+  auto it = region.pads.find(operand);
+  if (it == region.pads.end() || !isa<BlockArgument>(it->second.source))
+    return nullptr;
+  auto pad = operand.getDefiningOp<tensor::PadOp>();
+  Value padding = pad ? pad.getConstantPaddingValue() : Value();
+  return padding && matchPattern(padding, m_PosZeroFloat()) ? &it->second
+                                                             : nullptr;
 }
 
 /// The TF32 mainloop's loader of the input (`isA`: the im2col matrix, each
 /// element at out * stride + tap * dilation) or the filter, filled along
 /// the operand's innermost index (fillsAlongK), zeros past M, N and K: a
-/// region input is copied by cp.async (copyWidth elements at a time), an
-/// operand the region computes is read through its producers and stored.
+/// region input, or a zero pad of one (its source read at the index less
+/// the low padding, zeros outside it), is copied by cp.async (copyWidth
+/// elements at a time), an operand the region computes is read through its
+/// producers (a pad of another value with bounds) and stored.
 FailureOr<Tf32TileLoader> convTf32Loader(const LinalgRegion &region,
                                          const ConvProduct &c,
                                          const Tf32Tiling &t, bool isA,
@@ -497,8 +540,9 @@ FailureOr<Tf32TileLoader> convTf32Loader(const LinalgRegion &region,
   Tf32TileLoader loader;
   loader.kMajor = fillsAlongK(c, isA);
   bool kMajor = loader.kMajor;
-  auto arg = dyn_cast<BlockArgument>(operand);
-  int width = arg ? copyWidth(c, isA, kMajor) : 1;
+  const RegionPad *pad = zeroPadOfInput(region, operand);
+  auto arg = dyn_cast<BlockArgument>(pad ? pad->source : operand);
+  int width = arg ? copyWidth(c, isA, kMajor, pad) : 1;
   int rows = isA ? t.bm : t.bn, threads = t.threads();
   int chunksPerLine = (kMajor ? t.bk : rows) / width;
   int chunks = rows * t.bk / width;
@@ -514,6 +558,10 @@ FailureOr<Tf32TileLoader> convTf32Loader(const LinalgRegion &region,
   std::string copy;
   if (arg) {
     std::string base = "in" + std::to_string(arg.getArgNumber());
+    if (pad) {
+      idx = padSourceIndex(*pad, idx);
+      conds.append(padBoundsConds(*pad, idx));
+    }
     std::string at = base + " + " + linearize(idx, shapeOf(arg));
     std::string call = "ca_cp_async" + std::to_string(width * 4) + "(dst, ";
     copy = conds.empty() ? "          " + call + at + ", true);\n"
@@ -592,6 +640,7 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
 class ConvStrategy final : public Strategy {
 public:
   StringRef getName() const override { return "conv"; }
+  bool readsPads() const override { return true; }
 
   bool match(const LinalgRegion &region, std::string &why) const override {
     return succeeded(analyzeConv(region, why));

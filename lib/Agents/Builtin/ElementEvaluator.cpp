@@ -4,9 +4,15 @@
 // each generic's body is written once per element (memoized by its loop
 // indices), its operands read through their indexing maps.
 //
+// A `tensor.pad` of a region input (only in regions whose strategy reads
+// pads) is read with bounds: its source at the index less the low padding
+// where that is inside, else the pad value.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ElementEvaluator.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -24,6 +30,8 @@ FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
     return it->second;
   if (auto arg = dyn_cast<BlockArgument>(tensor))
     return loadInput(arg.getArgNumber(), idx);
+  if (auto it = region.pads.find(tensor); it != region.pads.end())
+    return padValueAt(it->second, idx, why);
   auto generic = tensor.getDefiningOp<linalg::GenericOp>();
   if (!generic || isReduction(generic)) {
     why = "a reduced value is read at an element outside its row";
@@ -43,6 +51,49 @@ FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
   if (failed(results))
     return failure();
   return (*results)[resultNumber];
+}
+
+FailureOr<std::string> ElementEvaluator::padValueAt(const RegionPad &pad,
+                                                    ArrayRef<std::string> idx,
+                                                    std::string &why) {
+  SmallVector<std::string> at = padSourceIndex(pad, idx);
+  SmallVector<std::string> inside = padBoundsConds(pad, at);
+  if (inside.empty())
+    return valueAt(pad.source, at, why);
+  // Outside the source the read is of its first element (always there), so
+  // the load needs no branch; the select takes the pad value instead.
+  std::string in = writer.bind("bool", llvm::join(inside, " && "));
+  for (size_t d = 0; d < at.size(); ++d)
+    if (pad.low[d] != 0 || pad.high[d] != 0)
+      at[d] = "(" + in + " ? " + at[d] + " : 0)";
+  FailureOr<std::string> value = valueAt(pad.source, at, why);
+  if (failed(value))
+    return failure();
+  return writer.bind(getCType(elementOf(pad.source))->compute,
+                     in + " ? " + *value + " : " + pad.value);
+}
+
+SmallVector<std::string>
+cuda_agent::builtin::padSourceIndex(const RegionPad &pad,
+                                    ArrayRef<std::string> idx) {
+  SmallVector<std::string> at;
+  for (auto [d, index] : llvm::enumerate(idx))
+    at.push_back(pad.low[d] == 0 ? index
+                                 : "(" + index + " - " +
+                                       std::to_string(pad.low[d]) + ")");
+  return at;
+}
+
+SmallVector<std::string>
+cuda_agent::builtin::padBoundsConds(const RegionPad &pad,
+                                    ArrayRef<std::string> at) {
+  ArrayRef<int64_t> shape = shapeOf(pad.source);
+  SmallVector<std::string> conds;
+  for (auto [d, index] : llvm::enumerate(at))
+    if (pad.low[d] != 0 || pad.high[d] != 0)
+      conds.push_back("(unsigned long long)(" + index + ") < " +
+                      std::to_string(shape[d]) + "ULL");
+  return conds;
 }
 
 LogicalResult

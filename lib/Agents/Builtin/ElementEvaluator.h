@@ -5,7 +5,7 @@
 // tensor at an element, inlining producers through their indexing maps,
 // reading inputs the way the kernel says (loadInput: scalar, vector lane,
 // shared-memory tile, register cache) and taking values a row kernel has
-// already reduced from `known`.
+// already reduced from `known`. A pad of an input is read with bounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,10 +75,27 @@ public:
                                                std::string &why);
 
 private:
+  /// The value of the pad `pad` at its indices `idx`: its source's where
+  /// that is inside, else the pad value.
+  FailureOr<std::string> padValueAt(const RegionPad &pad,
+                                    ArrayRef<std::string> idx,
+                                    std::string &why);
+
   const LinalgRegion &region;
   StatementWriter &writer;
   std::map<std::string, SmallVector<std::string>> memo;
 };
+
+/// The source's indices (C expressions) of the element of `pad` at its
+/// indices `idx`: each less the dimension's low padding.
+SmallVector<std::string> padSourceIndex(const RegionPad &pad,
+                                        ArrayRef<std::string> idx);
+
+/// The conditions under which the source indices `at` (padSourceIndex) are
+/// inside the pad's source, one per padded dimension; none when the pad adds
+/// nothing.
+SmallVector<std::string> padBoundsConds(const RegionPad &pad,
+                                        ArrayRef<std::string> at);
 
 } // namespace mlir::cuda_agent::builtin
 

@@ -73,6 +73,10 @@ public:
   /// Whether the strategy writes kernels for `region`; when not, `why` may
   /// say why (left empty when the region is another strategy's class).
   virtual bool match(const LinalgRegion &region, std::string &why) const = 0;
+  /// Whether the strategy's kernels read the region's pads (`tensor.pad`s
+  /// of inputs, LinalgRegion::pads) with bounds where match() accepts them:
+  /// the others never see a region with a pad (readsRegionPads).
+  virtual bool readsPads() const { return false; }
   /// Appends the variants for a matched `region`, best guess first, sized
   /// for `target`, under the user's `precision` (which only the strategies
   /// whose kernels may round differently read).
@@ -102,6 +106,12 @@ bool hasProduct(const LinalgRegion &region);
 
 /// Whether `strategy` is one of the product strategies.
 bool takesProducts(const Strategy &strategy);
+
+/// Whether `strategy` can read every pad of `region` (none, or it reads
+/// pads); when not, `why` says so. A strategy that does not read pads would
+/// read the pad's source at the padded tensor's indices: a wrong kernel.
+bool readsRegionPads(const Strategy &strategy, const LinalgRegion &region,
+                     std::string &why);
 
 /// The strategies, one per file.
 const Strategy &getConvStrategy();

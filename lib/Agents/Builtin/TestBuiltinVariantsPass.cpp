@@ -39,12 +39,14 @@ llvm::Expected<VariantList> writeStrategyVariants(const Strategy &strategy,
   LinalgRegion region;
   std::string why;
   if (failed(readLinalgRegion(parsed->func, region, why,
-                               /*allowContractions=*/true)))
+                               /*allowContractions=*/true,
+                               /*allowPads=*/true)))
     return llvm::createStringError("%s", why.c_str());
   if (hasProduct(region) && !takesProducts(strategy))
     return llvm::createStringError("a region with a product is the product "
                                    "strategies'");
-  if (!strategy.match(region, why))
+  if (!readsRegionPads(strategy, region, why) ||
+      !strategy.match(region, why))
     return llvm::createStringError("%s",
                                    why.empty() ? "no match" : why.c_str());
   VariantList list;

@@ -1,8 +1,9 @@
 """Builds the CPU reference of each corpus program (agent-cpu-reference, mlir-translate,
-clang: serial loops behind `void fn(in0, ..., out0, ...)`) and checks it against NumPy
-in float64; the torch-mlir programs (torch-*.mlir) against PyTorch's float64 outputs saved
-beside their inputs in Inputs/torch/<name>.npz by generate_torch_programs.py, or at
-KernelBench shapes against NumPy. Exits nonzero, naming the program, on any mismatch.
+clang: serial loops behind `void fn(in0, ..., out0, ...)`), as written and outlined first
+(agent-outline: the regions as functions, each padded input's pad inside its region), and
+checks both against NumPy in float64; the torch-mlir programs (torch-*.mlir) against
+PyTorch's float64 outputs saved beside their inputs in Inputs/torch/<name>.npz by
+generate_torch_programs.py, or at KernelBench shapes against NumPy. Exits nonzero, naming the program, on any mismatch.
 
 Usage: check_cpu_reference.py CUDA_AGENT_OPT MLIR_TRANSLATE CLANG WORK_DIR PROGRAMS_DIR"""
 
@@ -101,11 +102,17 @@ def torch_program(name, data_dir):
     return None
 
 
-def build(tools, work, source):
+def build(tools, work, source, outline):
+    """The CPU reference of `source` as a shared library; with `outline`, of the program
+    outlined first (regions as functions the caller calls, pads inside the regions)."""
     opt, translate, clang = tools
-    name = source.stem
+    name = source.stem + ("-outlined" if outline else "")
     mlir, ll, so = work / f"{name}.mlir", work / f"{name}.ll", work / f"{name}.so"
-    subprocess.run([opt, str(source), "--agent-cpu-reference", "-o", str(mlir)], check=True)
+    passes = (["--agent-outline"] if outline else []) + ["--agent-cpu-reference"]
+    lowered = subprocess.run([opt, str(source), *passes, "-o", str(mlir)],
+                             stderr=subprocess.PIPE, text=True)
+    if lowered.returncode != 0:  # the outliner's remarks are noise otherwise
+        sys.exit(f"{name}: {' '.join(passes)} failed:\n{lowered.stderr}")
     subprocess.run([translate, "--mlir-to-llvmir", str(mlir), "-o", str(ll)], check=True)
     subprocess.run([clang, "-x", "ir", str(ll), "-O1", "-shared", "-fPIC",
                     "-Wno-override-module", "-o", str(so), "-lm"], check=True)
@@ -131,20 +138,23 @@ def main(opt, translate, clang, work, programs):
             function, shapes, reference = PROGRAMS[name]
             inputs = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
             expected = reference(*[x.astype(np.float64) for x in inputs])
-        library = ctypes.CDLL(str(build((opt, translate, clang), work, programs / f"{name}.mlir")))
-        dtype = inputs[0].dtype.type
-        outputs = [np.full(e.shape, np.nan, dtype) for e in expected]
-        call = getattr(library, function)
-        call.restype = None
-        call(*[ctypes.c_void_p(np.ascontiguousarray(a).ctypes.data) for a in inputs + outputs])
-        rtol, atol = TOLERANCES[dtype]
-        for index, (got, want) in enumerate(zip(outputs, expected)):
-            try:
-                np.testing.assert_allclose(got, want, rtol=rtol,
-                                           atol=max(atol, atol * np.abs(want).max()))
-            except AssertionError as error:
-                sys.exit(f"{name}: output {index} does not match the reference:\n{error}")
-        print(f"{name}: ok")
+        for outline in (False, True):
+            label = name + (" (outlined)" if outline else "")
+            library = ctypes.CDLL(str(build((opt, translate, clang), work,
+                                            programs / f"{name}.mlir", outline)))
+            dtype = inputs[0].dtype.type
+            outputs = [np.full(e.shape, np.nan, dtype) for e in expected]
+            call = getattr(library, function)
+            call.restype = None
+            call(*[ctypes.c_void_p(np.ascontiguousarray(a).ctypes.data) for a in inputs + outputs])
+            rtol, atol = TOLERANCES[dtype]
+            for index, (got, want) in enumerate(zip(outputs, expected)):
+                try:
+                    np.testing.assert_allclose(got, want, rtol=rtol,
+                                               atol=max(atol, atol * np.abs(want).max()))
+                except AssertionError as error:
+                    sys.exit(f"{label}: output {index} does not match the reference:\n{error}")
+            print(f"{label}: ok")
 
 
 if __name__ == "__main__":

@@ -5,14 +5,15 @@ them with a double-precision reference.
     emulate_conv.py CLANG JOBS_DIR [PREFIX]
 
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
-convolutions of Inputs/builtin/conv_shapes.mlir), each candidate's
+convolutions of Inputs/builtin/conv_shapes.mlir and conv_padded.mlir), each candidate's
 kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h (as in
 emulate_matmul.py: the TF32 kernels' cp.async, cvt.rna.tf32 and mma.sync
 m16n8k8 helpers replaced by its emulation) and harness_conv.cpp, whose reference sums the product
-of input and filter over channels and taps at every output element. Prints
+of input (the pad value outside a padded input) and filter over channels
+and taps at every output element. Prints
 one line per candidate; exits 1 when one is off by more than the case's
-tolerance or when no candidate was run. With PREFIX, only the candidates
-whose name starts with it run; single-product TF32 candidates (`tf32-*`,
+tolerance or when no candidate was run. With PREFIX (several separated by
+commas), only the candidates whose name starts with one of them run; single-product TF32 candidates (`tf32-*`,
 precision=tf32) are held to TF32's accuracy (TF32_TOLERANCE) instead.
 """
 import json
@@ -27,46 +28,68 @@ from emulate_matmul import HELPER, MMA, SMEM
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def conv(layout, batch, h, w, c, f, kh, kw, stride=1, dilation=1):
+def conv(layout, batch, h, w, c, f, kh, kw, stride=1, dilation=1, pad=(0, 0, 0, 0),
+         cpad=(0, 0), value=0.0):
     """The case macros of a 2-d convolution in `layout` (nhwc: HWCF filter,
-    nchw: FCHW filter), its reduced index in the filter's order."""
-    oh = (h - dilation * (kh - 1) - 1) // stride + 1
-    ow = (w - dilation * (kw - 1) - 1) // stride + 1
+    nchw: FCHW filter), its reduced index in the filter's order. The input
+    (h x w x c) may be padded: `pad` rows above and below, columns left and
+    right, `cpad` channels before and after, with `value`; the filter has
+    the padded channels."""
+    top, bottom, left, right = pad
+    hp, wp, cp = h + top + bottom, w + left + right, c + sum(cpad)
+    oh = (hp - dilation * (kh - 1) - 1) // stride + 1
+    ow = (wp - dilation * (kw - 1) - 1) // stride + 1
     b, y, x = f"((m) / {oh * ow})", f"((m) / {ow} % {oh})", f"((m) % {ow})"
-    iy, ix = f"({y} * {stride} + ({{ky}}) * {dilation})", f"({x} * {stride} + ({{kx}}) * {dilation})"
     if layout == "nhwc":
-        ky, kx, ch = f"((k) / {kw * c})", f"((k) / {c} % {kw})", f"((k) % {c})"
+        ky, kx, ch = f"((k) / {kw * cp})", f"((k) / {cp} % {kw})", f"((k) % {cp} - {cpad[0]})"
+    else:
+        ch, ky, kx = f"((k) / {kh * kw} - {cpad[0]})", f"((k) / {kw} % {kh})", f"((k) % {kw})"
+    iy = f"({y} * {stride} + {ky} * {dilation} - {top})"
+    ix = f"({x} * {stride} + {kx} * {dilation} - {left})"
+    if layout == "nhwc":
         a_at = f"(({b} * {h} + {iy}) * {w} + {ix}) * {c} + {ch}"
         b_at = f"(k) * {f} + (n)"
         out_at = f"(m) * {f} + (n)"
     else:
-        ch, ky, kx = f"((k) / {kh * kw})", f"((k) / {kw} % {kh})", f"((k) % {kw})"
         a_at = f"(({b} * {c} + {ch}) * {h} + {iy}) * {w} + {ix}"
-        b_at = f"(n) * {c * kh * kw} + (k)"
+        b_at = f"(n) * {cp * kh * kw} + (k)"
         out_at = f"(({b} * {f} + (n)) * {oh} + {y}) * {ow} + {x}"
-    a_at = a_at.format(ky=ky, kx=kx)
-    return {"CASE_M": batch * oh * ow, "CASE_N": f, "CASE_K": c * kh * kw,
-            "A_SIZE": batch * h * w * c, "B_SIZE": f * c * kh * kw,
-            "A_AT(m, k)": a_at, "B_AT(k, n)": b_at, "OUT_AT(m, n)": out_at}
+    macros = {"CASE_M": batch * oh * ow, "CASE_N": f, "CASE_K": cp * kh * kw,
+              "A_SIZE": batch * h * w * c, "B_SIZE": f * cp * kh * kw,
+              "A_AT(m, k)": a_at, "B_AT(k, n)": b_at, "OUT_AT(m, n)": out_at}
+    if any(pad) or any(cpad):
+        macros["A_IN(m, k)"] = (f"(0 <= {iy} && {iy} < {h} && 0 <= {ix} && {ix} < {w} && "
+                                f"0 <= {ch} && {ch} < {c})")
+        macros["PAD_VALUE"] = value
+    return macros
 
 
-def depthwise(layout, batch, h, w, c, kh, kw, stride=1):
+def depthwise(layout, batch, h, w, c, kh, kw, stride=1, pad=(0, 0, 0, 0)):
     """The case macros of a depthwise convolution: a row per output element
     (N = 1), the reduced index over the taps; the filter's index reads the
-    row's channel (B_AT sees m)."""
-    oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+    row's channel (B_AT sees m). The input may be padded with zeros (`pad`
+    as conv's)."""
+    top, bottom, left, right = pad
+    oh, ow = (h + top + bottom - kh) // stride + 1, (w + left + right - kw) // stride + 1
     ky, kx = f"((k) / {kw})", f"((k) % {kw})"
     if layout == "nhwc":
         b, y, x, ch = f"((m) / {oh * ow * c})", f"((m) / {ow * c} % {oh})", f"((m) / {c} % {ow})", f"((m) % {c})"
-        a_at = f"(({b} * {h} + {y} * {stride} + {ky}) * {w} + {x} * {stride} + {kx}) * {c} + {ch}"
-        b_at = f"(k) * {c} + {ch}"
     else:
         b, ch, y, x = f"((m) / {c * oh * ow})", f"((m) / {oh * ow} % {c})", f"((m) / {ow} % {oh})", f"((m) % {ow})"
-        a_at = f"(({b} * {c} + {ch}) * {h} + {y} * {stride} + {ky}) * {w} + {x} * {stride} + {kx}"
+    iy, ix = f"({y} * {stride} + {ky} - {top})", f"({x} * {stride} + {kx} - {left})"
+    if layout == "nhwc":
+        a_at = f"(({b} * {h} + {iy}) * {w} + {ix}) * {c} + {ch}"
+        b_at = f"(k) * {c} + {ch}"
+    else:
+        a_at = f"(({b} * {c} + {ch}) * {h} + {iy}) * {w} + {ix}"
         b_at = f"{ch} * {kh * kw} + (k)"
-    return {"CASE_M": batch * oh * ow * c, "CASE_N": 1, "CASE_K": kh * kw,
-            "A_SIZE": batch * h * w * c, "B_SIZE": c * kh * kw,
-            "A_AT(m, k)": a_at, "B_AT(k, n)": b_at, "OUT_AT(m, n)": "(m)"}
+    macros = {"CASE_M": batch * oh * ow * c, "CASE_N": 1, "CASE_K": kh * kw,
+              "A_SIZE": batch * h * w * c, "B_SIZE": c * kh * kw,
+              "A_AT(m, k)": a_at, "B_AT(k, n)": b_at, "OUT_AT(m, n)": "(m)"}
+    if any(pad):
+        macros["A_IN(m, k)"] = f"(0 <= {iy} && {iy} < {h} && 0 <= {ix} && {ix} < {w})"
+        macros["PAD_VALUE"] = 0.0
+    return macros
 
 
 # The bound of a single TF32 product per multiply-add (10-bit mantissas) on
@@ -92,6 +115,20 @@ CASES = {
                        "A.data(), B.data(), out.data()", 1e-5),
     "depthwise_nchw_stride2": (depthwise("nchw", 1, 15, 15, 6, 5, 5, stride=2), "float", 1, "s",
                                "A.data(), B.data(), out.data()", 1e-5),
+    # Inputs/builtin/conv_padded.mlir: the input is a tensor.pad.
+    "nchw_pad1_relu": (conv("nchw", 2, 9, 9, 4, 6, 3, 3, pad=(1, 1, 1, 1)), "float", 1,
+                       "std::max(0.0, s)", "A.data(), B.data(), out.data()", 1e-4),
+    "nhwc_pad_asym_stride2": (conv("nhwc", 2, 9, 9, 8, 12, 3, 3, stride=2, pad=(2, 1, 1, 2)),
+                              "float", 12, "s + E[n]", "A.data(), B.data(), E.data(), out.data()",
+                              1e-4),
+    "nhwc_pad_channels": (conv("nhwc", 1, 6, 6, 3, 5, 3, 3, pad=(1, 1, 1, 1), cpad=(0, 1)),
+                          "float", 1, "s", "A.data(), B.data(), out.data()", 1e-4),
+    "nchw_pad_value": (conv("nchw", 1, 7, 7, 3, 4, 5, 5, pad=(2, 2, 2, 2), value=0.5), "float", 1,
+                       "s", "A.data(), B.data(), out.data()", 1e-4),
+    "nhwc_f16_pad": (conv("nhwc", 2, 8, 8, 16, 40, 3, 3, pad=(1, 1, 1, 1)), "__half", 1, "s",
+                     "A.data(), B.data(), out.data()", 1e-3),
+    "depthwise_pad": (depthwise("nhwc", 2, 8, 8, 8, 3, 3, pad=(1, 1, 1, 1)), "float", 1, "s",
+                      "A.data(), B.data(), out.data()", 1e-5),
 }
 
 
@@ -128,14 +165,14 @@ def main():
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     clang, jobs_dir = sys.argv[1:3]
-    prefix = sys.argv[3] if len(sys.argv) == 4 else ""
+    prefixes = sys.argv[3].split(",") if len(sys.argv) == 4 else [""]
     ok, seen = True, 0
     with tempfile.TemporaryDirectory() as work:
         for job in json.load(open(os.path.join(jobs_dir, "jobs.json")))["jobs"]:
             if job["function"] not in CASES:
                 continue
             for cand in job["candidates"]:
-                if not cand["name"].startswith(prefix):
+                if not cand["name"].startswith(tuple(prefixes)):
                     continue
                 seen += 1
                 err, tol = run(clang, jobs_dir, job, cand, work)

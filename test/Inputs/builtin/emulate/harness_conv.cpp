@@ -1,12 +1,18 @@
 // One convolution case of emulate_conv.py: random input, filter and extra
 // operand (bias or residual), a double reference summed over the implicit
 // GEMM's reduced index from the case's macros (CASE header), the kernel run
-// block by block.
+// block by block. A padded input's case says where the im2col element is
+// inside the unpadded input (A_IN) and the pad value outside (PAD_VALUE).
 #include "cuda_on_cpu.h"
 #include KERNEL
 #include CASE
 #include <cstdio>
 #include <random>
+
+#ifndef A_IN
+#define A_IN(m, k) true
+#define PAD_VALUE 0.0
+#endif
 
 inline float value(float x) { return x; }
 inline float value(__half x) { return __half2float(x); }
@@ -30,7 +36,8 @@ int main() {
     for (long long n = 0; n < N; ++n) {
       double s = 0;
       for (long long k = 0; k < K; ++k)
-        s += (double)value(A[A_AT(m, k)]) * (double)value(B[B_AT(k, n)]);
+        s += (A_IN(m, k) ? (double)value(A[A_AT(m, k)]) : (double)PAD_VALUE) *
+             (double)value(B[B_AT(k, n)]);
       ref[OUT_AT(m, n)] = EPILOGUE;
     }
   launch(GRID_X, GRID_Y, GRID_Z, THREADS, [&] { conv(ARGS); });
