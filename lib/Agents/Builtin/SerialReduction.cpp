@@ -204,19 +204,27 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
   FailureOr<Combiner> combiner = findCombiner(reduceBody, accArg, why);
   if (failed(combiner))
     return failure();
-  std::string body;
   unsigned counter = 0;
-  StatementWriter writer(body, counter);
-  ElementEvaluator eval(region, writer);
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
-    return eval.loadAt(i, at);
+  // The statements of the reduced term at the loop indices `at`, appended
+  // to `text`; returns the term's C name.
+  auto writeTerm = [&](ArrayRef<std::string> at,
+                       std::string &text) -> FailureOr<std::string> {
+    StatementWriter writer(text, counter);
+    ElementEvaluator eval(region, writer);
+    eval.loadInput = [&](unsigned i, ArrayRef<std::string> where) {
+      return eval.loadAt(i, where);
+    };
+    llvm::DenseMap<Value, std::string> names;
+    if (failed(eval.bindOperands(g, at, names, why, accArg)) ||
+        failed(writer.writeBlock(reduceBody, names, at, combiner->op, why)))
+      return failure();
+    return names.lookup(combiner->op->getOperand(combiner->otherOperand));
   };
-  llvm::DenseMap<Value, std::string> names;
-  if (failed(eval.bindOperands(g, dims, names, why, accArg)) ||
-      failed(writer.writeBlock(reduceBody, names, dims, combiner->op, why)))
+  std::string body;
+  FailureOr<std::string> term = writeTerm(dims, body);
+  if (failed(term))
     return failure();
-  std::string mapped =
-      names.lookup(combiner->op->getOperand(combiner->otherOperand));
+  std::string mapped = *term;
   if (width > 1) {
     // The same term for each of the thread's elements e0, e1, ...
     SmallVector<std::string> steps;
@@ -227,21 +235,12 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
       for (unsigned r = 0; r < outMap.getNumResults(); ++r)
         at[outMap.getDimPosition(r)] = idxK[r];
       std::string step;
-      StatementWriter stepWriter(step, counter);
-      ElementEvaluator stepEval(region, stepWriter);
-      stepEval.loadInput = [&](unsigned i, ArrayRef<std::string> where) {
-        return stepEval.loadAt(i, where);
-      };
-      llvm::DenseMap<Value, std::string> stepNames;
-      if (failed(stepEval.bindOperands(g, at, stepNames, why, accArg)) ||
-          failed(stepWriter.writeBlock(reduceBody, stepNames, at,
-                                       combiner->op, why)))
+      FailureOr<std::string> stepTerm = writeTerm(at, step);
+      if (failed(stepTerm))
         return failure();
       std::string acc = "acc" + std::to_string(k);
       steps.push_back(step + "    " + acc + " = " +
-                      combiner->combine(
-                          acc, stepNames.lookup(combiner->op->getOperand(
-                                   combiner->otherOperand))) +
+                      combiner->combine(acc, *stepTerm) +
                       ";\n");
     }
     return writeWideSlices(region, g, *combiner, steps, loops, close, slices);
