@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -325,6 +326,18 @@ StatementWriter::writeOp(Operation &op,
           })
           .Case<math::CeilOp>(
               [&](auto) { return mathName("ceil", type) + "(" + arg(0) + ")"; })
+          .Case<math::FPowIOp>([&](math::FPowIOp pow) -> std::string {
+            // x^n for an integer n (torch's x ** 2): a constant n from 1
+            // to 4 as products (what torch's own kernels compute), any
+            // other n through pow.
+            IntegerAttr n;
+            if (matchPattern(pow.getRhs(), m_Constant(&n)) &&
+                n.getValue().sge(1) && n.getValue().sle(4))
+              return join(SmallVector<std::string>(n.getInt(), arg(0)),
+                          " * ");
+            return mathName("pow", type) + "(" + arg(0) + ", (" +
+                   ctype->compute + ")" + arg(1) + ")";
+          })
           .Case<math::PowFOp>([&](auto) {
             return mathName("pow", type) + "(" + arg(0) + ", " + arg(1) + ")";
           })
