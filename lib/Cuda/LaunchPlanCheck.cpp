@@ -29,8 +29,8 @@ constexpr std::array<int64_t, 3> kGridLimits = {0x7fffffff, 65535, 65535};
 constexpr std::array<int64_t, 3> kBlockLimits = {1024, 1024, 64};
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 /// The most blocks of a thread-block cluster: CUDA's portable size. sm_90
-/// places 16 only for a kernel whose launcher opts in, which the runner does
-/// but MLIR's gpu.launch_func and IREE's launcher do not, so a spliced or
+/// places 16 only for a kernel whose launcher opts in, which MLIR's
+/// gpu.launch_func, IREE's launcher and the runner do not, so a spliced or
 /// exported kernel with a larger cluster would fail to launch.
 constexpr int64_t kMaxClusterBlocks = 8;
 

@@ -11,8 +11,6 @@
 
 #include <dlfcn.h>
 
-#include <algorithm>
-
 using namespace mlir::cuda_agent;
 
 Driver::Driver() {
@@ -73,8 +71,6 @@ void Driver::check(CUresult result, const char *call) const {
 
 /// The shared memory a kernel may use without opting in.
 static constexpr unsigned kDefaultSharedLimit = 48 * 1024;
-/// The most blocks a cluster has without opting in (CUDA's portable size).
-static constexpr int kPortableClusterBlocks = 8;
 
 void mlir::cuda_agent::prepareFunction(const Driver &driver,
                                        CUfunction function,
@@ -87,15 +83,4 @@ void mlir::cuda_agent::prepareFunction(const Driver &driver,
   if (sharedBytes > kDefaultSharedLimit)
     CU_CHECK(driver, cuFuncSetAttribute, function,
              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(sharedBytes));
-  int blocks = 1;
-  for (CUfunction_attribute dim : {CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
-                                   CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
-                                   CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH}) {
-    int extent = 0;
-    CU_CHECK(driver, cuFuncGetAttribute, &extent, dim, function);
-    blocks *= std::max(extent, 1);
-  }
-  if (blocks > kPortableClusterBlocks)
-    CU_CHECK(driver, cuFuncSetAttribute, function,
-             CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
 }

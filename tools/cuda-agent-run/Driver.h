@@ -38,7 +38,6 @@ namespace mlir::cuda_agent {
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
   X(cuFuncSetAttribute)                                                        \
-  X(cuFuncGetAttribute)                                                        \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \
   X(cuMemcpyHtoD)                                                              \
@@ -79,11 +78,10 @@ public:
 };
 
 /// Readies a loaded kernel for launches with `sharedBytes` of dynamic shared
-/// memory: rejects more than the device's opt-in limit `sharedLimit`, opts
-/// in above the default 48 KB, and, for a kernel compiled with a cluster of
-/// more than 8 blocks (`__cluster_dims__`, beyond CUDA's portable size),
-/// allows the non-portable cluster size (sm_90 runs 16-block clusters), so
-/// the launch fails only where the device cannot place the cluster.
+/// memory: rejects more than the device's opt-in limit `sharedLimit` and opts
+/// in above the default 48 KB. It does not opt in to clusters beyond CUDA's
+/// portable 8 blocks: neither do MLIR's gpu.launch_func nor IREE, where a
+/// verified kernel ends up, so such a kernel fails its launch here too.
 void prepareFunction(const Driver &driver, CUfunction function,
                      unsigned sharedBytes, int sharedLimit);
 
