@@ -56,24 +56,18 @@ bool cuda_agent::builtin::hasProduct(const LinalgRegion &region) {
 }
 
 namespace {
-/// Follows `operand` back through the region's pure copies (a generic with
-/// one input whose body yields it and whose maps are permutations: a
-/// transpose) to the tensor they copy, composing `map` with them, so that
-/// the kernels read that tensor in place (a linear layer's weight, which
-/// torch-mlir transposes before the matmul, is copied into the tiles as it
-/// lies instead of through registers).
+/// Follows `operand` back through the region's copies and transposes
+/// (linalg's own isaCopyOpInterface, isaTransposeOpInterface) to the tensor
+/// they copy, composing `map` with them, so that the kernels read that
+/// tensor in place (a linear layer's weight, which torch-mlir transposes
+/// before the matmul, is copied into the tiles as it lies instead of through
+/// registers).
 void lookThroughCopies(Value &operand, AffineMap &map) {
   while (auto copy = operand.getDefiningOp<linalg::GenericOp>()) {
-    if (copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
-        isReduction(copy))
-      return;
-    Block *body = copy.getBody();
-    if (cast<linalg::YieldOp>(body->getTerminator()).getValues().front() !=
-        body->getArgument(0))
+    if (!linalg::isaTransposeOpInterface(copy) &&
+        !linalg::isaCopyOpInterface(copy))
       return;
     SmallVector<AffineMap> maps = copy.getIndexingMapsArray();
-    if (!maps[0].isPermutation() || !maps[1].isPermutation())
-      return;
     map = maps[0].compose(inversePermutation(maps[1])).compose(map);
     operand = copy.getDpsInputOperand(0)->get();
   }
