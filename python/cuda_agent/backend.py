@@ -18,11 +18,22 @@ size, mtime). The kernel database is keyed by its path only (the compiler
 writes its decisions into it): after importing new kernels, call
 ``cache_clear()`` or use another ``cache_dir``. A graph that dynamo hands over again
 (another instance of the same model, a recompile after ``torch._dynamo.reset``,
-the same layer in another model) is exported but not compiled again: the
-cached bundle is bound to the new graph's parameters. The cache lives in this
-process, and on disk under ``cache_dir`` (or ``$CUDA_AGENT_CACHE_DIR``) when
-one is given, so that later processes reuse it too. ``cache_info()`` counts
-hits and misses; ``cache_clear()`` empties the in-process cache.
+the same layer in another model) is not compiled again: the cached bundle is
+bound to the new graph's parameters. The cache lives in this process, and on
+disk under ``cache_dir`` (or ``$CUDA_AGENT_CACHE_DIR``) when one is given, so
+that later processes reuse it too. ``cache_info()`` counts hits and misses;
+``cache_clear()`` empties the in-process cache.
+
+Before exporting, a graph is looked up by its FX graph alone (``graph_key``:
+the nodes, their targets and arguments, the input signature), which needs
+neither torch-mlir nor the compiler. That is how the backend runs on a
+machine that has only the runtime (a GPU machine without MLIR, or a Python
+that torch-mlir has no wheel for): ``stage(model, *inputs, cache_dir=D,
+...)`` compiles the graphs dynamo captures from a model on the build machine
+(CPU tensors are enough), and ``torch.compile(model, backend="cuda_agent",
+options={"cache_dir": D})`` there runs them. Without a compiler, options that
+say what to compile cannot be honoured, so a graph staged once is used
+whatever they say (with several stagings, the one with the same options).
 """
 
 from __future__ import annotations
@@ -44,7 +55,11 @@ _graph_counter = itertools.count()
 #: Options that say where the output goes or how loud the tool is, not what
 #: is compiled: they are left out of the cache key.
 _UNKEYED = ("work_dir", "cache_dir", "quiet", "verbose")
+#: The folder of a cache_dir that indexes its programs by graph_key.
+GRAPH_INDEX = "graphs"
 _cache: Dict[str, Path] = {}
+#: graph_key + options -> program directory, in this process.
+_graphs: Dict[str, Path] = {}
 _stats = {"hits": 0, "misses": 0}
 
 
@@ -56,6 +71,7 @@ def cache_info() -> Dict[str, int]:
 def cache_clear() -> None:
     """Forgets the in-process cache (the on-disk one stays)."""
     _cache.clear()
+    _graphs.clear()
     _stats.update(hits=0, misses=0)
 
 
@@ -69,19 +85,125 @@ def _identity(path) -> Optional[List]:
     return [str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns]
 
 
+def _tool_identity() -> Optional[List]:
+    """The compiler's identity, or None on a machine without it."""
+    from ._tools import find_tool
+    try:
+        return _identity(find_tool())
+    except Exception:
+        return None
+
+
+def _keyed(options: Dict) -> str:
+    """The options that say what is compiled, as canonical text."""
+    return json.dumps({k: str(v) for k, v in sorted(options.items()) if k not in _UNKEYED})
+
+
+def _signature(examples: List[torch.Tensor]) -> List:
+    return [[str(e.dtype), list(e.shape)] for e in examples]
+
+
 def cache_key(text: str, examples: List[torch.Tensor], options: Dict) -> str:
     """The key of a graph's program: its linalg text, input signature,
     compile options and the tool's identity."""
-    from ._tools import find_tool
-    keyed = {k: str(v) for k, v in sorted(options.items()) if k not in _UNKEYED}
-    try:
-        tool = _identity(find_tool())
-    except Exception:
-        tool = None
-    signature = [[str(e.dtype), list(e.shape)] for e in examples]
     digest = hashlib.sha256(text.encode())
-    digest.update(json.dumps([signature, keyed, tool]).encode())
+    digest.update(json.dumps([_signature(examples), _keyed(options),
+                              _tool_identity()]).encode())
     return digest.hexdigest()
+
+
+def _target(gm: torch.fx.GraphModule, node: torch.fx.Node):
+    """What a node calls or reads, as text that does not depend on the
+    process (no addresses) nor on the device the graph was captured on."""
+    target = node.target
+    if node.op == "call_function":
+        if isinstance(target, torch._ops.OpOverload):
+            return str(target)
+        module = getattr(target, "__module__", None) or ""
+        return f"{module}.{getattr(target, '__qualname__', getattr(target, '__name__', target))}"
+    if node.op == "call_module":
+        submodule = gm.get_submodule(target)
+        return [target, type(submodule).__qualname__, submodule.extra_repr()]
+    if node.op == "get_attr":
+        value = gm
+        for part in target.split("."):
+            value = getattr(value, part)
+        if isinstance(value, torch.Tensor):
+            return [target, str(value.dtype), list(value.shape)]
+        return [target, type(value).__qualname__]
+    return str(target)  # placeholder (its name), call_method, output
+
+
+def _argument(value, index: Dict[torch.fx.Node, int]):
+    """A node's argument with graph values as their node's position."""
+    if isinstance(value, torch.fx.Node):
+        return ["%", index[value]]
+    if isinstance(value, (list, tuple)):
+        return [type(value).__name__, [_argument(v, index) for v in value]]
+    if isinstance(value, dict):
+        return {str(k): _argument(v, index) for k, v in sorted(value.items())}
+    if isinstance(value, slice):
+        return ["slice"] + [_argument(v, index) for v in (value.start, value.stop, value.step)]
+    if isinstance(value, torch.device):
+        return "device"  # staged on the CPU, run on CUDA: the same program
+    if isinstance(value, (torch.dtype, torch.layout, torch.memory_format)):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return repr(value)
+    return ["other", type(value).__qualname__]
+
+
+def graph_key(gm: torch.fx.GraphModule, examples: List[torch.Tensor]) -> str:
+    """The key of an FX graph at an input signature: every node's kind,
+    target and arguments in order (names of values left out), and the
+    signature. It needs no torch-mlir, so a machine without it finds
+    programs staged elsewhere."""
+    index: Dict[torch.fx.Node, int] = {}
+    nodes = []
+    for position, node in enumerate(gm.graph.nodes):
+        index[node] = position
+        nodes.append([node.op, _target(gm, node), _argument(node.args, index),
+                      _argument(node.kwargs, index)])
+    return hashlib.sha256(json.dumps([nodes, _signature(examples)]).encode()).hexdigest()
+
+
+def _indexed(cache_dir, graph: str, options: Dict) -> Optional[Path]:
+    """The program directory that cache_dir's index holds for a graph
+    compiled with these options (by the compiler found here, when there is
+    one), or None."""
+    if not cache_dir:
+        return None
+    try:
+        entries = json.loads((Path(cache_dir) / GRAPH_INDEX / f"{graph}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    tool = _tool_identity()
+    entry = entries.get(_keyed(options))
+    if entry is None and tool is None and len(entries) == 1:
+        (entry,) = entries.values()  # staged elsewhere, with options of its own
+    if entry is None or (tool is not None and entry.get("tool") != tool):
+        return None
+    directory = Path(cache_dir) / entry["key"]
+    return directory if (directory / _program_manifest()).is_file() else None
+
+
+def _program_manifest() -> str:
+    from . import _program
+    return _program.MANIFEST
+
+
+def _index(cache_dir, graph: str, options: Dict, key: str) -> None:
+    """Records in cache_dir's index that the graph's program is key."""
+    path = Path(cache_dir) / GRAPH_INDEX / f"{graph}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        entries = json.loads(path.read_text())
+    except (OSError, ValueError):
+        entries = {}
+    entries[_keyed(options)] = {"key": key, "tool": _tool_identity()}
+    path.write_text(json.dumps(entries, indent=1) + "\n")
 
 
 class FallbackWarning(UserWarning):
@@ -118,44 +240,65 @@ def _output_count(gm: torch.fx.GraphModule) -> Optional[Tuple[int, bool]]:
     return None
 
 
+def _bind(directory: Path, gm: torch.fx.GraphModule):
+    """The program in directory bound to gm's state, or None if it is stale
+    or partial (then it is compiled again)."""
+    from . import _export, _program
+    try:
+        return _program.CompiledProgram(directory, gm, state_names=_export.state_names(gm))
+    except Exception:
+        return None
+
+
 def _compile_cached(gm: torch.fx.GraphModule, concrete: List[torch.Tensor],
                     options: Dict):
-    """The graph's CompiledProgram: from the cache, or compiled (and cached)."""
+    """The graph's CompiledProgram: from the cache (by graph, then by its
+    linalg text), or compiled (and cached)."""
     from . import _export, _program
     work_dir = options.pop("work_dir", None)
     cache_dir = options.pop("cache_dir", None) or os.environ.get(CACHE_ENV)
-    text = _export.export(gm, *concrete, params="arguments")
+    graph = graph_key(gm, concrete)
+    compiled_with = dict(options)  # what the compile below pops from options
+    seen = graph + _keyed(compiled_with)
+    for directory in (_graphs.get(seen), _indexed(cache_dir, graph, options)):
+        program = _bind(directory, gm) if directory is not None else None
+        if program is not None:
+            _stats["hits"] += 1
+            _graphs[seen] = directory
+            return program
+    try:
+        text = _export.export(gm, *concrete, params="arguments")
+    except _export.ExportError as error:
+        where = f"{cache_dir} holds" if cache_dir else "no cache_dir was given, so nothing holds"
+        raise _export.ExportError(f"{error}; {where} no program staged for this graph "
+                                  f"(graph key {graph[:16]})") from error
     key = cache_key(text, concrete, options)
     directory = _cache.get(key)
     if directory is None and cache_dir and \
             (Path(cache_dir) / key / _program.MANIFEST).is_file():
         directory = Path(cache_dir) / key
-    if directory is not None:
-        try:
-            program = _program.CompiledProgram(directory, gm,
-                                               state_names=_export.state_names(gm))
-        except Exception:  # a stale or partial entry: compile again
-            directory = None
-        else:
-            _stats["hits"] += 1
-            _cache[key] = directory
-            return program
-    _stats["misses"] += 1
-    if work_dir is not None:
-        directory = Path(work_dir) / f"graph{next(_graph_counter)}"
-    elif cache_dir:
-        directory = Path(cache_dir) / key
-        shutil.rmtree(directory, ignore_errors=True)
+    program = _bind(directory, gm) if directory is not None else None
+    if program is not None:
+        _stats["hits"] += 1
     else:
-        directory = None
-    directory = _program._work_dir(directory)
-    quiet = bool(options.pop("quiet", False))
-    program = _program._lower(text, directory, _export.state_names(gm), "arguments", gm,
-                              options.pop("agent", None), options.pop("verify", None),
-                              options.pop("db", None), quiet, options)
-    _cache[key] = directory
-    if cache_dir and directory != Path(cache_dir) / key:
-        shutil.copytree(directory, Path(cache_dir) / key, dirs_exist_ok=True)
+        _stats["misses"] += 1
+        if work_dir is not None:
+            directory = Path(work_dir) / f"graph{next(_graph_counter)}"
+        elif cache_dir:
+            directory = Path(cache_dir) / key
+            shutil.rmtree(directory, ignore_errors=True)
+        else:
+            directory = None
+        directory = _program._work_dir(directory)
+        quiet = bool(options.pop("quiet", False))
+        program = _program._lower(text, directory, _export.state_names(gm), "arguments",
+                                  gm, options.pop("agent", None), options.pop("verify", None),
+                                  options.pop("db", None), quiet, options)
+        if cache_dir and directory != Path(cache_dir) / key:
+            shutil.copytree(directory, Path(cache_dir) / key, dirs_exist_ok=True)
+    _cache[key] = _graphs[seen] = directory
+    if cache_dir:
+        _index(cache_dir, graph, compiled_with, key)
     return program
 
 
@@ -189,6 +332,31 @@ def cuda_agent_backend(gm: torch.fx.GraphModule, example_inputs: List,
 
     run.program = program  # the CompiledProgram, for its report
     return run
+
+
+def stage(model, *example_inputs, cache_dir, **options) -> List[str]:
+    """Compiles, into ``cache_dir``, every graph dynamo captures when
+    ``model`` runs on ``example_inputs`` (which may be CPU tensors: only
+    their shapes and dtypes matter), for the backend to run later with
+    ``options={"cache_dir": cache_dir}``, on this machine or on one without
+    the compiler. ``options`` are the backend's. Returns the graph keys;
+    unlike the backend, raises when a graph cannot be compiled."""
+    captured = []
+
+    def capture(gm, inputs):
+        captured.append((gm, [_concrete(e) for e in inputs]))
+        return gm.forward
+
+    torch._dynamo.reset()
+    torch.compile(model, backend=capture, dynamic=False)(*example_inputs)
+    torch._dynamo.reset()
+    keys = []
+    for gm, concrete in captured:
+        if any(c is None for c in concrete):
+            raise ValueError("an input is not a tensor of static shape")
+        _compile_cached(gm, concrete, dict(options, cache_dir=cache_dir))
+        keys.append(graph_key(gm, concrete))
+    return keys
 
 
 def register() -> None:

@@ -77,6 +77,8 @@ def _compile(args) -> int:
         (out / name / "error.txt").unlink(missing_ok=True)
         try:
             _program.compile(model, *inputs, work_dir=out / name, quiet=True, **options)
+            if args.backend_cache:
+                _stage_backend(name, model, inputs, Path(args.backend_cache), options)
         except Exception as error:  # one module's failure is its row, not the run's
             failures += 1
             (out / name).mkdir(parents=True, exist_ok=True)
@@ -88,6 +90,22 @@ def _compile(args) -> int:
         _program.compile_mlir(root / EXAMPLE, work_dir=out / args.example, quiet=True,
                               **options)
     return 1 if failures else 0
+
+
+#: The file of a backend cache that says which modules were staged into it.
+STAGED_MODELS = "models.json"
+
+
+def _stage_backend(name: str, model, inputs, cache_dir: Path, options: Dict) -> None:
+    """Stages the graphs dynamo captures from ``model`` into the backend's
+    cache ``cache_dir`` and records their keys under ``name``."""
+    from . import backend
+    with torch.no_grad():
+        keys = backend.stage(model, *inputs, cache_dir=cache_dir, quiet=True, **options)
+    listing = cache_dir / STAGED_MODELS
+    staged = json.loads(listing.read_text()) if listing.is_file() else {}
+    staged[name] = keys
+    listing.write_text(json.dumps(staged, indent=1, sort_keys=True) + "\n")
 
 
 class _Timer:
@@ -314,6 +332,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                                    "(large) or both")
     compile_step.add_argument("--only", action="append",
                               help="one module (repeatable); --only none: no module")
+    compile_step.add_argument("--backend-cache", metavar="CACHE",
+                              help="also compile the graphs torch.compile captures from each "
+                                   "module into the backend's cache CACHE (for "
+                                   "options={'cache_dir': CACHE} on a machine without MLIR)")
     compile_step.add_argument("--example", metavar="NAME",
                               help=f"compile {EXAMPLE} too, as DIR/NAME (example_mlp*)")
     run_step = steps.add_parser("run", help="check and time the programs of DIR")

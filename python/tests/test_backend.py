@@ -99,6 +99,12 @@ def test_a_graph_seen_again_is_not_compiled_again(empty_db, tmp_path):
     assert third.program.inputs == [(torch.float32, (64, 256))]
 
 
+def _programs(cache):
+    """The program directories of a backend cache (not its graph index)."""
+    from cuda_agent import backend
+    return [p for p in cache.iterdir() if p.name != backend.GRAPH_INDEX]
+
+
 def test_the_cache_on_disk_outlives_the_process_cache(empty_db, tmp_path):
     pytest.importorskip("torch_mlir")
     from cuda_agent import backend
@@ -108,7 +114,7 @@ def test_the_cache_on_disk_outlives_the_process_cache(empty_db, tmp_path):
                "cache_dir": str(tmp_path / "cache")}
     gelu = torch.fx.symbolic_trace(models.Gelu())
     first = cuda_agent_backend(gelu, [_fake_cuda(4, 8)], options=dict(options))
-    (entry,) = (tmp_path / "cache").iterdir()
+    (entry,) = _programs(tmp_path / "cache")
     assert first.program.directory == entry and len(entry.name) == 64
     backend.cache_clear()  # as a new process would start
     second = cuda_agent_backend(gelu, [_fake_cuda(4, 8)], options=dict(options))
@@ -117,4 +123,69 @@ def test_the_cache_on_disk_outlives_the_process_cache(empty_db, tmp_path):
     # Other options make another key.
     cuda_agent_backend(gelu, [_fake_cuda(4, 8)], options=dict(options, min_speedup=2.0))
     assert backend.cache_info()["misses"] == 1
-    assert len(list((tmp_path / "cache").iterdir())) == 2
+    assert len(_programs(tmp_path / "cache")) == 2
+
+
+def _dynamo_graph(model, *inputs):
+    """The FX graph dynamo hands a backend for ``model(*inputs)``."""
+    graphs = []
+
+    def capture(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    torch._dynamo.reset()
+    torch.compile(model, backend=capture, dynamic=False)(*inputs)
+    torch._dynamo.reset()
+    (gm,) = graphs
+    return gm
+
+
+def test_graph_key_is_the_graph_and_the_signature():
+    from cuda_agent.backend import graph_key
+
+    model, inputs = models.make("linear_relu")
+    gm = _dynamo_graph(model, *inputs)
+    signature = [torch.empty(tuple(i.shape)) for i in inputs]
+    # Another capture of another instance: the same key (values' names and the
+    # weights' contents are not in it).
+    other, _ = models.make("linear_relu", seed=1)
+    assert graph_key(_dynamo_graph(other, *inputs), signature) == graph_key(gm, signature)
+    # Another shape, another op: other keys.
+    assert graph_key(gm, [torch.empty(3, *inputs[0].shape[1:])]) != graph_key(gm, signature)
+    gelu, _ = models.make("gelu")
+    assert graph_key(_dynamo_graph(gelu, *inputs), signature) != graph_key(gm, signature)
+
+
+def test_staged_graphs_run_where_nothing_can_compile(empty_db, tmp_path, monkeypatch):
+    """backend.stage on the build machine; the backend on a machine with
+    neither the compiler nor torch-mlir (the GPU machine) finds the programs."""
+    pytest.importorskip("torch_mlir")
+    from cuda_agent import _export, _tools, backend
+
+    model, inputs = models.make("linear_relu")
+    cache = tmp_path / "cache"
+    with torch.no_grad():
+        keys = backend.stage(model, *inputs, cache_dir=cache, verify="db", db=str(empty_db),
+                             quiet=True)
+    assert len(keys) == 1 and (cache / backend.GRAPH_INDEX / f"{keys[0]}.json").is_file()
+
+    def absent(*_args, **_kwargs):
+        raise _tools.CompileError("no cuda-agent-opt on this machine")
+
+    def no_torch_mlir():
+        raise _export.ExportError("no torch-mlir on this machine")
+
+    monkeypatch.setattr(_tools, "find_tool", absent)
+    monkeypatch.setattr(_export, "_import_torch_mlir", no_torch_mlir)
+    backend.cache_clear()
+    gm = _dynamo_graph(model, *inputs)
+    run = cuda_agent_backend(gm, [_fake_cuda(*i.shape) for i in inputs],
+                             options={"cache_dir": str(cache)})
+    assert run != gm.forward
+    assert backend.cache_info()["hits"] == 1 and backend.cache_info()["misses"] == 0
+    assert run.program.directory.parent == cache
+    # A graph nobody staged falls back, and says why.
+    with pytest.warns(cuda_agent.FallbackWarning, match="no program staged for this graph"):
+        cuda_agent_backend(gm, [_fake_cuda(3, *inputs[0].shape[1:])],
+                           options={"cache_dir": str(cache)})

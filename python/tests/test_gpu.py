@@ -66,6 +66,43 @@ def test_backend_runs_compiled_graphs(empty_db, tmp_path):
     assert list(tmp_path.glob("graph*/program/plan.json"))
 
 
+def _staged_backend():
+    """The backend cache staged with the programs (``bench compile
+    --backend-cache``) and the modules staged into it, or None."""
+    staged = os.environ.get("CUDA_AGENT_PROGRAMS")
+    cache = Path(staged) / "_backend" if staged else None
+    if cache is None or not (cache / "models.json").is_file():
+        return None
+    import json
+    return cache, json.loads((cache / "models.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(models.MODELS) + sorted(models.LARGE))
+def test_backend_runs_staged_graphs(name):
+    """torch.compile(backend="cuda_agent") on the GPU machine, where there is
+    no compiler: every graph dynamo captures runs a program staged on the
+    build machine, none falls back, and the results are eager PyTorch's."""
+    from cuda_agent import backend
+    staged = _staged_backend()
+    if staged is None or name not in staged[1]:
+        pytest.skip(f"{name} was not staged for the backend")
+    cache, _ = staged
+    model, inputs = models.make(name, device="cuda")
+    torch._dynamo.reset()
+    backend.cache_clear()
+    compiled = torch.compile(model, backend="cuda_agent", dynamic=False,
+                             options={"cache_dir": str(cache)})
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cuda_agent.FallbackWarning)
+        with torch.no_grad():
+            result = compiled(*inputs)
+            expected = model(*inputs)
+    tolerance = 1e-2 if expected.dtype == torch.float16 else 1e-4
+    torch.testing.assert_close(result, expected, rtol=tolerance, atol=tolerance)
+    assert backend.cache_info()["hits"] >= 1 and backend.cache_info()["misses"] == 0
+
+
 def _constant_program(name, model, inputs, tmp_path):
     """``name`` compiled with params="constants" (the weights inside the
     bundle as constant buffers): staged with the state it froze, or compiled here."""
