@@ -127,34 +127,38 @@ def test_the_cache_on_disk_outlives_the_process_cache(empty_db, tmp_path):
 
 
 def _dynamo_graph(model, *inputs):
-    """The FX graph dynamo hands a backend for ``model(*inputs)``."""
+    """The FX graph dynamo hands a backend for ``model(*inputs)``, and the
+    shapes of its example inputs (the module's parameters among them)."""
     graphs = []
 
     def capture(gm, example_inputs):
-        graphs.append(gm)
+        graphs.append((gm, [tuple(e.shape) for e in example_inputs]))
         return gm.forward
 
     torch._dynamo.reset()
     torch.compile(model, backend=capture, dynamic=False)(*inputs)
     torch._dynamo.reset()
-    (gm,) = graphs
-    return gm
+    (graph,) = graphs
+    return graph
 
 
 def test_graph_key_is_the_graph_and_the_signature():
     from cuda_agent.backend import graph_key
 
     model, inputs = models.make("linear_relu")
-    gm = _dynamo_graph(model, *inputs)
-    signature = [torch.empty(tuple(i.shape)) for i in inputs]
+    gm, shapes = _dynamo_graph(model, *inputs)
+    signature = [torch.empty(shape) for shape in shapes]
     # Another capture of another instance: the same key (values' names and the
     # weights' contents are not in it).
     other, _ = models.make("linear_relu", seed=1)
-    assert graph_key(_dynamo_graph(other, *inputs), signature) == graph_key(gm, signature)
+    assert graph_key(_dynamo_graph(other, *inputs)[0], signature) == graph_key(gm, signature)
     # Another shape, another op: other keys.
-    assert graph_key(gm, [torch.empty(3, *inputs[0].shape[1:])]) != graph_key(gm, signature)
-    gelu, _ = models.make("gelu")
-    assert graph_key(_dynamo_graph(gelu, *inputs), signature) != graph_key(gm, signature)
+    wider = signature[:-1] + [torch.empty(3, *inputs[0].shape[1:])]
+    assert graph_key(gm, wider) != graph_key(gm, signature)
+    x = torch.randn(64, 1024)
+    gelu, softmax = models.make("gelu")[0], models.make("softmax")[0]
+    assert graph_key(_dynamo_graph(gelu, x)[0], [x]) != \
+        graph_key(_dynamo_graph(softmax, x)[0], [x])
 
 
 def test_staged_graphs_run_where_nothing_can_compile(empty_db, tmp_path, monkeypatch):
@@ -179,13 +183,14 @@ def test_staged_graphs_run_where_nothing_can_compile(empty_db, tmp_path, monkeyp
     monkeypatch.setattr(_tools, "find_tool", absent)
     monkeypatch.setattr(_export, "_import_torch_mlir", no_torch_mlir)
     backend.cache_clear()
-    gm = _dynamo_graph(model, *inputs)
-    run = cuda_agent_backend(gm, [_fake_cuda(*i.shape) for i in inputs],
+    gm, shapes = _dynamo_graph(model, *inputs)
+    run = cuda_agent_backend(gm, [_fake_cuda(*shape) for shape in shapes],
                              options={"cache_dir": str(cache)})
     assert run != gm.forward
     assert backend.cache_info()["hits"] == 1 and backend.cache_info()["misses"] == 0
     assert run.program.directory.parent == cache
     # A graph nobody staged falls back, and says why.
     with pytest.warns(cuda_agent.FallbackWarning, match="no program staged for this graph"):
-        cuda_agent_backend(gm, [_fake_cuda(3, *inputs[0].shape[1:])],
+        cuda_agent_backend(gm, [_fake_cuda(*shape) for shape in shapes[:-1]] +
+                           [_fake_cuda(3, *inputs[0].shape[1:])],
                            options={"cache_dir": str(cache)})
