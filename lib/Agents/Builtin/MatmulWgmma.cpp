@@ -481,15 +481,19 @@ FailureOr<ProducerLoad> writeProducerLoad(const Contraction &c, int rows,
 
 /// A warp-specialized tile: one producer warpgroup filling the stages with
 /// cp.async, `consumers` warpgroups of 64 x BN issuing the wgmmas, one block
-/// an SM.
+/// an SM; the product stored through the stages (`stagedStores`, whole rows
+/// a warp) or from the accumulator fragments.
 struct SpecializedTiling {
   int consumers, bn, stages;
+  bool stagedStores = true;
   int bm() const { return 64 * consumers; }
   int threads() const { return 128 * (consumers + 1); }
   int stageBytes() const { return (bm() + bn) * kRowBytes; }
   /// The stages, the 1024 bytes that align them to a swizzle atom, and a
   /// full and an empty mbarrier per stage.
   int sharedBytes() const { return stages * stageBytes() + 1024 + 16 * stages; }
+  /// Whether the f32 tile, rows padded by 8, fits in the stages.
+  bool tileFits() const { return bm() * (bn + 8) * 4 <= stages * stageBytes(); }
   /// The registers a producer thread keeps (setmaxnreg.dec): its copies
   /// need only two pointers and offsets (writeProducerLoad).
   static constexpr int kProducerRegs = 40;
@@ -674,12 +678,50 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
                        "\"memory\");\n",
                        t.bn / 8)
              .str();
-  FailureOr<std::string> epilogue =
-      writeEpilogue(region, c, "acc[i][j][q]", counter, why);
-  if (failed(epilogue))
-    return failure();
-  src += tiles::mmaStoreLoop(store, c.M, c.N);
-  src += *epilogue + tiles::mmaStoreEnd().str();
+  if (t.stagedStores) {
+    FailureOr<std::string> epilogue =
+        writeEpilogue(region, c, "v", counter, why);
+    if (failed(epilogue))
+      return failure();
+    int ld = t.bn + 8;
+    src += llvm::formatv(
+               "  // The tile goes through the stages once both consumer "
+               "warpgroups are done\n"
+               "  // with them (named barrier 1, the consumers' 256 threads), "
+               "so that each warp\n"
+               "  // stores 32 consecutive elements of a row (rows {0} floats "
+               "apart: 2-way bank\n"
+               "  // conflicts at most on the fragment writes).\n"
+               "  asm volatile(\"bar.sync 1, 256;\\n\" ::: \"memory\");\n"
+               "  float *const ctile = reinterpret_cast<float *>(ca_smem + "
+               "(sbase - smem0));\n"
+               "#pragma unroll\n"
+               "  for (int j = 0; j < {1}; ++j) {{\n"
+               "    const int col = j * 8 + 2 * tig;\n"
+               "    *reinterpret_cast<float2 *>(&ctile[(wm + g) * {0} + col]) "
+               "= make_float2(acc[0][j][0], acc[0][j][1]);\n"
+               "    *reinterpret_cast<float2 *>(&ctile[(wm + g + 8) * {0} + "
+               "col]) = make_float2(acc[0][j][2], acc[0][j][3]);\n"
+               "  }\n"
+               "  asm volatile(\"bar.sync 1, 256;\\n\" ::: \"memory\");\n"
+               "#pragma unroll 4\n"
+               "  for (int e = tid - 128; e < {2}; e += 256) {{\n"
+               "    const int rr = e / {3}, cc = e % {3};\n"
+               "    const long long m = m0 + rr, n = n0 + cc;\n"
+               "    if (m >= {4}LL || n >= {5}LL)\n"
+               "      continue;\n"
+               "    const float v = ctile[rr * {0} + cc];\n",
+               ld, t.bn / 8, t.bm() * t.bn, t.bn, c.M, c.N)
+               .str();
+    src += *epilogue + "  }\n}\n";
+  } else {
+    FailureOr<std::string> epilogue =
+        writeEpilogue(region, c, "acc[i][j][q]", counter, why);
+    if (failed(epilogue))
+      return failure();
+    src += tiles::mmaStoreLoop(store, c.M, c.N);
+    src += *epilogue + tiles::mmaStoreEnd().str();
+  }
   Launch launch{name,
                 {(c.N + t.bn - 1) / t.bn, (c.M + t.bm() - 1) / t.bm(),
                  c.batches},
@@ -689,8 +731,9 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
     why = "more than 65535 row tiles";
     return failure();
   }
-  Variant variant{llvm::formatv("wgmma-ws-{0}x{1}x{2}-s{3}", t.bm(), t.bn,
-                                kStepK, t.stages)
+  Variant variant{llvm::formatv("wgmma-ws-{0}x{1}x{2}-s{3}{4}", t.bm(), t.bn,
+                                kStepK, t.stages,
+                                t.stagedStores ? "" : "-regstore")
                       .str(),
                   src,
                   {launch}};
@@ -718,16 +761,19 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
     std::reverse(tilings.begin(), tilings.end());
   std::string reason;
   // The warp-specialized kernels first: two consumer warpgroups of 64 x 256
-  // (four 48 KiB stages) or of 64 x 128 (six 32 KiB stages); only the
-  // latter for products that do not fill 132 SMs twice.
-  SmallVector<SpecializedTiling> specialized = {{2, 256, 4}, {2, 128, 6}};
+  // (four 48 KiB stages), also storing from the fragments, or of 64 x 128
+  // (six 32 KiB stages); only the last for products that do not fill 132
+  // SMs twice.
+  SmallVector<SpecializedTiling> specialized = {
+      {2, 256, 4}, {2, 256, 4, false}, {2, 128, 6}};
   if (bigTiles < 2 * target.smCount)
-    specialized.erase(specialized.begin());
+    specialized.erase(specialized.begin(), specialized.end() - 1);
   // Their producer copies both operands with cp.async; the others load an
   // operand through registers where it must.
   bool bothAsync = layoutOf(c, true).async && layoutOf(c, false).async;
   for (const SpecializedTiling &t : specialized) {
-    if (!bothAsync || t.sharedBytes() > target.maxSharedBytesPerBlock)
+    if (!bothAsync || t.sharedBytes() > target.maxSharedBytesPerBlock ||
+        (t.stagedStores && !t.tileFits()))
       continue;
     list.add(writeSpecialized(region, c, t, reason), reason);
   }
