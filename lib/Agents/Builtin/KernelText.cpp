@@ -19,9 +19,12 @@ using namespace mlir::cuda_agent::builtin;
 
 std::string cuda_agent::builtin::kernelSignature(const LinalgRegion &region,
                                                  StringRef name, int maxThreads,
-                                                 bool workspace) {
+                                                 bool workspace,
+                                                 int minBlocks) {
   std::string bounds =
-      maxThreads ? "__launch_bounds__(" + std::to_string(maxThreads) + ") "
+      maxThreads ? "__launch_bounds__(" + std::to_string(maxThreads) +
+                       (minBlocks ? ", " + std::to_string(minBlocks) : "") +
+                       ") "
                  : "";
   return ("extern \"C\" __global__ void " + bounds + name + "(" +
           renderParameters(region, workspace) + ")")

@@ -19,10 +19,11 @@
 namespace mlir::cuda_agent::builtin {
 
 /// `extern "C" __global__ void name(<the region's parameters>)`, with
-/// `__launch_bounds__(maxThreads)` when given and the workspace parameter
-/// when `workspace`.
+/// `__launch_bounds__(maxThreads)` when given (`maxThreads, minBlocks` when
+/// that is given too) and the workspace parameter when `workspace`.
 std::string kernelSignature(const LinalgRegion &region, StringRef name,
-                            int maxThreads = 0, bool workspace = false);
+                            int maxThreads = 0, bool workspace = false,
+                            int minBlocks = 0);
 
 /// The launch plan of `variant` (launches, workspace bytes).
 llvm::json::Value launchPlan(const Variant &variant);

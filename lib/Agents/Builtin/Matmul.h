@@ -164,8 +164,10 @@ void addMmaVariants(const LinalgRegion &region, const Contraction &c,
                     const GpuTarget &target, VariantList &list);
 
 /// Appends the warpgroup (wgmma) variants (MatmulWgmma.cpp), built for
-/// sm_90a, when both operands are f16 or both bf16 and `target` is sm_90:
-/// no variant (and no reason, the mma.sync ones follow) otherwise.
+/// sm_90a, when both operands are f16 or both bf16 and `target` is sm_90,
+/// the warp-specialized ones first where both operands are copied with
+/// cp.async: no variant (and no reason, the mma.sync ones follow)
+/// otherwise.
 void addWgmmaVariants(const LinalgRegion &region, const Contraction &c,
                       const GpuTarget &target, VariantList &list);
 

@@ -21,8 +21,17 @@
 // products of one step overlap the copies of the next ones. The epilogue
 // and store loop are the mma.sync kernels' (Matmul.cpp, MatmulMma.cpp): the
 // wgmma accumulator fragment of each 8-column slice is mma.sync's.
-// Shapes need not be tile multiples. TMA (cp.async.bulk.tensor) and
-// producer/consumer warp specialization are the next steps.
+// Shapes need not be tile multiples.
+//
+// Ahead of them, where both operands are region inputs copied with
+// cp.async, warp-specialized kernels: warpgroup 0 only copies (each of its
+// threads the same chunks every step, from a pointer set once), stages
+// handed over through mbarriers (full: the producer's copies landed,
+// cp.async.mbarrier.arrive.noinc; empty: every consumer warp is done with
+// the stage's products), the two consumer warpgroups only wait and issue
+// wgmmas, the producer's registers given to them (setmaxnreg). Plain
+// pointer parameters, as every kernel of the plan takes: a TMA tensor map
+// would need the launchers (gpu.launch_func, IREE's dispatch) to build it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -366,6 +375,372 @@ FailureOr<Variant> writeWgmma(const LinalgRegion &region, const Contraction &c,
   return variant;
 }
 
+/// The producer warpgroup's copies of one operand's tile, `rows` x 64 at
+/// byte offset `tile`, for step lt (C variables `lt`, `k0`, `sbase`): each
+/// of the 128 threads copies the same chunks of every step, so its source
+/// pointer and shared offset are set once (`setup`, before the k loop) and
+/// a step only adds constants to them, sparing the one producer warp per
+/// SM sub-partition the 64-bit index arithmetic of every copy.
+struct ProducerLoad {
+  std::string setup, step;
+};
+
+FailureOr<ProducerLoad> writeProducerLoad(const Contraction &c, int rows,
+                                          const OperandLayout &layout,
+                                          StringRef tile, std::string &why) {
+  bool isA = layout.isA;
+  Value operand = isA ? c.a : c.b;
+  AffineMap map = isA ? c.mapA : c.mapB;
+  unsigned rowDim = isA ? c.m : c.n;
+  int64_t extent = isA ? c.M : c.N;
+  ArrayRef<int64_t> shape = shapeOf(operand);
+  // Element strides of the row (or column) and reduced dimensions.
+  int64_t strideRow = 0, strideK = 0, stride = 1;
+  for (int i = int(map.getNumResults()) - 1; i >= 0; --i) {
+    unsigned dim = map.getDimPosition(i);
+    if (dim == rowDim)
+      strideRow = stride;
+    else if (dim == c.k)
+      strideK = stride;
+    stride *= shape[i];
+  }
+  // The batch's offset: the operand at row 0, k 0.
+  FailureOr<SmallVector<std::string>> idx =
+      applyIndexingMap(map, c.loopDims("0", "0", "0"), why);
+  if (failed(idx))
+    return failure();
+  std::string base = linearize(*idx, shape);
+  std::string in =
+      "in" + std::to_string(cast<BlockArgument>(operand).getArgNumber());
+  std::string n = isA ? "A" : "B";
+  std::string r0 = isA ? "m0" : "n0";
+  SmallVector<std::string> conds = tiles::edgeConds(extent, rows, c.K, kStepK);
+  auto copy = [&](StringRef dst, StringRef offset) {
+    std::string src = "src" + n + " + (" + offset.str() + ")";
+    if (conds.empty())
+      return "        ca_cp_async16(" + dst.str() + ", " + src + ", true);\n";
+    return "        const bool ok = " + join(conds, " && ") +
+           ";\n        ca_cp_async16(" + dst.str() + ", ok ? " + src + " : " +
+           in + ", ok);\n";
+  };
+  ProducerLoad load;
+  if (layout.kMajor) {
+    // Thread tid copies chunk tid % 8 of rows tid / 8 + 16 p.
+    load.setup = llvm::formatv(
+        "    const int rr{0} = tid >> 3, kc{0} = tid & 7;\n"
+        "    const auto *src{0} = {1} + {2} + ({3} + rr{0}) * {4}LL + kc{0} * "
+        "8;\n"
+        "    const unsigned dst{0} = rr{0} * 128 + ((kc{0} ^ (rr{0} & 7)) << "
+        "4);\n",
+        n, in, base, r0, strideRow);
+    load.step = "#pragma unroll\n      for (int p = 0; p < " +
+                std::to_string(rows / 16) + "; ++p) {\n";
+    if (!conds.empty())
+      load.step += llvm::formatv("        const long long r = {0} + rr{1} + p "
+                                 "* 16, k = k0 + kc{1} * 8;\n",
+                                 r0, n);
+    load.step += copy("sbase + " + tile.str() + " + dst" + n + " + p * 2048",
+                      "p * " + std::to_string(16 * strideRow) + "LL + k0");
+  } else {
+    // Thread tid copies chunk tid % (rows / 8) of k rows
+    // tid / (rows / 8) + (1024 / rows) p: the swizzle (k row % 8) is one
+    // of two values, as p is even or odd, for 256 rows, and one for 128.
+    int across = rows / 8, down = 128 / across;
+    if (down % 4 != 0) {
+      why = "an MN-major tile of more than 256 rows";
+      return failure();
+    }
+    load.setup = llvm::formatv(
+        "    const int rc{0} = tid % {1}, kk{0} = tid / {1};\n"
+        "    const auto *src{0} = {2} + {3} + ({4} + rc{0} * 8) + kk{0} * "
+        "{5}LL;\n"
+        "    const unsigned dst{0} = (rc{0} >> 3) * {6} + kk{0} * 128;\n"
+        "    const unsigned even{0} = ((rc{0} & 7) ^ (kk{0} & 7)) << 4;\n"
+        "    const unsigned odd{0} = ((rc{0} & 7) ^ ((kk{0} + 4) & 7)) << 4;\n",
+        n, across, in, base, r0, strideK, kMnAtomBytes);
+    load.step = "#pragma unroll\n      for (int p = 0; p < " +
+                std::to_string(rows / 16) + "; ++p) {\n";
+    if (!conds.empty())
+      load.step += llvm::formatv("        const long long r = {0} + rc{1} * 8, "
+                                 "k = k0 + kk{1} + p * {2};\n",
+                                 r0, n, down);
+    load.step += copy("sbase + " + tile.str() + " + dst" + n + " + p * " +
+                          std::to_string(down * 128) + " + ((p * " +
+                          std::to_string(down) + ") & 4 ? odd" + n +
+                          " : even" + n + ")",
+                      "(k0 + p * " + std::to_string(down) + ") * " +
+                          std::to_string(strideK) + "LL");
+  }
+  if (layout.kMajor ? strideK != 1 : strideRow != 1) {
+    why = "an operand whose contiguous dimension is not the one copied";
+    return failure();
+  }
+  load.step += "      }\n";
+  return load;
+}
+
+/// A warp-specialized tile: one producer warpgroup filling the stages with
+/// cp.async, `consumers` warpgroups of 64 x BN issuing the wgmmas, one block
+/// an SM; the product stored through the stages (`stagedStores`, whole rows
+/// a warp) or from the accumulator fragments.
+struct SpecializedTiling {
+  int consumers, bn, stages;
+  bool stagedStores = true;
+  int bm() const { return 64 * consumers; }
+  int threads() const { return 128 * (consumers + 1); }
+  int stageBytes() const { return (bm() + bn) * kRowBytes; }
+  /// The stages, the 1024 bytes that align them to a swizzle atom, and a
+  /// full and an empty mbarrier per stage.
+  int sharedBytes() const { return stages * stageBytes() + 1024 + 16 * stages; }
+  /// Whether the f32 tile, rows padded by 8, fits in the stages.
+  bool tileFits() const { return bm() * (bn + 8) * 4 <= stages * stageBytes(); }
+  /// The registers a producer thread keeps (setmaxnreg.dec): its copies
+  /// need only two pointers and offsets (writeProducerLoad).
+  static constexpr int kProducerRegs = 40;
+  /// The registers a thread starts with: ptxas gives a kernel that uses
+  /// setmaxnreg all that its launch bounds allow, in multiples of 8 (and
+  /// allocates the whole kernel within them: a warpgroup that needs more
+  /// than that does not compile, whatever it asks for with setmaxnreg).
+  int launchRegs() const { return 65536 / threads() / 8 * 8; }
+  /// The registers a consumer thread gets (setmaxnreg.inc): those the
+  /// block started with less the producer's, in multiples of 8, at most
+  /// 232 (a larger request would wait forever for registers the block does
+  /// not have).
+  int consumerRegs() const {
+    int perThread =
+        (launchRegs() * threads() - 128 * kProducerRegs) / (128 * consumers);
+    return std::min(232, perThread / 8 * 8);
+  }
+};
+
+/// The mbarrier helpers of the warp-specialized kernels.
+StringRef mbarrierHelpers() {
+  return R"cuda(// mbarriers in shared memory: init, wait for the phase of a parity,
+// arrive, and arrive once the executing thread's cp.async copies landed.
+__device__ __forceinline__ void ca_mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void ca_mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void ca_mbar_arrive(unsigned bar) {
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" :: "r"(bar) : "memory");
+}
+__device__ __forceinline__ void ca_mbar_arrive_copies(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(bar) : "memory");
+}
+)cuda";
+}
+
+/// The warp-specialized kernel: warpgroup 0 copies each step's tiles into
+/// its stage with cp.async and lets the stage's full barrier complete when
+/// its copies land (cp.async.mbarrier.arrive.noinc, one arrival a producer
+/// thread); each consumer warpgroup waits on the full barrier, issues the
+/// step's wgmmas and, once the step before is done (wgmma.wait_group 1),
+/// arrives on that step's empty barrier (one arrival a consumer warp), which
+/// the producer waits on before refilling the stage. The producer gives
+/// its registers to the consumers (setmaxnreg). Both operands must be region
+/// inputs whose contiguous rows are whole 16-byte chunks.
+FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
+                                    const Contraction &c,
+                                    const SpecializedTiling &t,
+                                    std::string &why) {
+  Type type = elementOf(c.a);
+  std::string ptxType = type.isBF16() ? "bf16" : "f16";
+  OperandLayout layouts[] = {layoutOf(c, true), layoutOf(c, false)};
+  unsigned counter = 0;
+  int threads = t.threads();
+  int consumerWarps = 4 * t.consumers;
+  std::string name = "matmul";
+  WgmmaTiling shape{t.consumers, t.bn, t.stages};
+  std::string src = getPrelude().str() + "\n" + wgmmaHelpers().str() +
+                    mbarrierHelpers().str() +
+                    wgmmaFunction(shape, ptxType, layouts[0], layouts[1]) +
+                    "\n" +
+                    kernelSignature(region, name, threads, false, 1) +
+                    " {\n";
+  int64_t steps = (c.K + kStepK - 1) / kStepK;
+  src += llvm::formatv(
+             "  extern __shared__ __align__(1024) unsigned char ca_smem[];\n"
+             "  // Stages from the first 1024-byte boundary (swizzle atoms), "
+             "then the full and\n"
+             "  // the empty mbarrier of each stage.\n"
+             "  const unsigned smem0 = (unsigned)__cvta_generic_to_shared("
+             "ca_smem);\n"
+             "  const unsigned sbase = (smem0 + 1023u) & ~1023u;\n"
+             "  const unsigned full = sbase + {0}, empty = full + {1};\n"
+             "  const int tid = threadIdx.x, warp = tid / 32;\n"
+             "  const long long m0 = (long long)blockIdx.y * {2};\n"
+             "  const long long n0 = (long long)blockIdx.x * {3};\n",
+             t.stages * t.stageBytes(), 8 * t.stages, t.bm(), t.bn)
+             .str();
+  src += c.batchIndices();
+  std::string setup, copies;
+  for (const OperandLayout &layout : layouts) {
+    if (!layout.async) {
+      why = "the warp-specialized wgmma kernels copy both operands with "
+            "cp.async: an operand computed in the region or whose "
+            "contiguous rows are not whole 16-byte chunks is not";
+      return failure();
+    }
+    FailureOr<ProducerLoad> load =
+        writeProducerLoad(c, layout.isA ? t.bm() : t.bn, layout,
+                          layout.isA ? "oa" : "ob", why);
+    if (failed(load))
+      return failure();
+    setup += load->setup;
+    copies += load->step;
+  }
+  src += llvm::formatv(
+             "  if (tid == 0) {{\n"
+             "    for (int s = 0; s < {0}; ++s) {{\n"
+             "      ca_mbar_init(full + s * 8, 128);\n"
+             "      ca_mbar_init(empty + s * 8, {1});\n"
+             "    }\n"
+             "  }\n"
+             "  __syncthreads();\n"
+             "  if (warp < 4) {{\n"
+             "    // The producer warpgroup: step lt's tiles into stage lt % "
+             "{0} once the\n"
+             "    // consumers released the step {0} before.\n"
+             "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 {2};\\n\");\n",
+             t.stages, consumerWarps, SpecializedTiling::kProducerRegs)
+             .str();
+  src += setup;
+  src += llvm::formatv(
+             "    for (int lt = 0; lt < {0}; ++lt) {{\n"
+             "      const int s = lt % {1};\n"
+             "      if (lt >= {1})\n"
+             "        ca_mbar_wait(empty + s * 8, ((lt / {1}) - 1) & 1);\n"
+             "      const long long k0 = (long long)lt * {2};\n"
+             "      const unsigned oa = s * {3}, ob = oa + {4};\n",
+             steps, t.stages, kStepK, t.stageBytes(), t.bm() * kRowBytes)
+             .str();
+  src += copies;
+  src += llvm::formatv(
+             "      ca_mbar_arrive_copies(full + s * 8);\n"
+             "    }\n"
+             "    asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\");\n"
+             "    return;\n"
+             "  }\n"
+             "  // A consumer warpgroup: 64 rows of the block's {0}.\n"
+             "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 {1};\\n\");\n"
+             "  const int lane = tid % 32, wg = warp / 4 - 1, g = lane / 4, "
+             "tig = lane % 4;\n"
+             "  // The warp's 16 rows of its warpgroup's 64 (wgmma's D "
+             "fragment).\n"
+             "  const int wm = wg * 64 + (warp % 4) * 16, wn = 0;\n",
+             t.bm(), t.consumerRegs())
+             .str();
+  MmaTiling store{16, t.bn, kStepK, 1, 1};
+  std::string init =
+      c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f";
+  src += tiles::mmaAccumulators(store, init);
+  src += llvm::formatv(
+             "  for (int kt = 0; kt < {0}; ++kt) {{\n"
+             "    const int s = kt % {1};\n"
+             "    ca_mbar_wait(full + s * 8, (kt / {1}) & 1);\n"
+             "    // The copies landed through the generic proxy; the tensor "
+             "cores read through\n"
+             "    // the async one.\n"
+             "    asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: "
+             "\"memory\");\n"
+             "    const unsigned sa = sbase + s * {2}, sb = sa + {3};\n"
+             "    asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: "
+             "\"memory\");\n"
+             "#pragma unroll\n"
+             "    for (int ks = 0; ks < 4; ++ks)\n"
+             "      ca_wgmma(acc[0], {4}, {5});\n"
+             "    asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: "
+             "\"memory\");\n"
+             "    // Step kt - 1's products are done: its stage may be "
+             "refilled.\n"
+             "    asm volatile(\"wgmma.wait_group.sync.aligned 1;\\n\" ::: "
+             "\"memory\");\n"
+             "    if (kt > 0 && lane == 0)\n"
+             "      ca_mbar_arrive(empty + ((kt - 1) % {1}) * 8);\n"
+             "  }\n"
+             "  asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: "
+             "\"memory\");\n",
+             steps, t.stages, t.stageBytes(), t.bm() * kRowBytes,
+             descriptor(layouts[0], "sa"), descriptor(layouts[1], "sb"))
+             .str();
+  // The accumulators are read only after the wait.
+  src += llvm::formatv("#pragma unroll\n"
+                       "  for (int j = 0; j < {0}; ++j)\n"
+                       "#pragma unroll\n"
+                       "    for (int q = 0; q < 4; ++q)\n"
+                       "      asm volatile(\"\" : \"+f\"(acc[0][j][q]) :: "
+                       "\"memory\");\n",
+                       t.bn / 8)
+             .str();
+  if (t.stagedStores) {
+    FailureOr<std::string> epilogue =
+        writeEpilogue(region, c, "v", counter, why);
+    if (failed(epilogue))
+      return failure();
+    int ld = t.bn + 8;
+    src += llvm::formatv(
+               "  // The tile goes through the stages once both consumer "
+               "warpgroups are done\n"
+               "  // with them (named barrier 1, the consumers' 256 threads), "
+               "so that each warp\n"
+               "  // stores 32 consecutive elements of a row (rows {0} floats "
+               "apart: 2-way bank\n"
+               "  // conflicts at most on the fragment writes).\n"
+               "  asm volatile(\"bar.sync 1, 256;\\n\" ::: \"memory\");\n"
+               "  float *const ctile = reinterpret_cast<float *>(ca_smem + "
+               "(sbase - smem0));\n"
+               "#pragma unroll\n"
+               "  for (int j = 0; j < {1}; ++j) {{\n"
+               "    const int col = j * 8 + 2 * tig;\n"
+               "    *reinterpret_cast<float2 *>(&ctile[(wm + g) * {0} + col]) "
+               "= make_float2(acc[0][j][0], acc[0][j][1]);\n"
+               "    *reinterpret_cast<float2 *>(&ctile[(wm + g + 8) * {0} + "
+               "col]) = make_float2(acc[0][j][2], acc[0][j][3]);\n"
+               "  }\n"
+               "  asm volatile(\"bar.sync 1, 256;\\n\" ::: \"memory\");\n"
+               "#pragma unroll 4\n"
+               "  for (int e = tid - 128; e < {2}; e += 256) {{\n"
+               "    const int rr = e / {3}, cc = e % {3};\n"
+               "    const long long m = m0 + rr, n = n0 + cc;\n"
+               "    if (m >= {4}LL || n >= {5}LL)\n"
+               "      continue;\n"
+               "    const float v = ctile[rr * {0} + cc];\n",
+               ld, t.bn / 8, t.bm() * t.bn, t.bn, c.M, c.N)
+               .str();
+    src += *epilogue + "  }\n}\n";
+  } else {
+    FailureOr<std::string> epilogue =
+        writeEpilogue(region, c, "acc[i][j][q]", counter, why);
+    if (failed(epilogue))
+      return failure();
+    src += tiles::mmaStoreLoop(store, c.M, c.N);
+    src += *epilogue + tiles::mmaStoreEnd().str();
+  }
+  Launch launch{name,
+                {(c.N + t.bn - 1) / t.bn, (c.M + t.bm() - 1) / t.bm(),
+                 c.batches},
+                {threads, 1, 1},
+                t.sharedBytes()};
+  if (launch.grid[1] > 65535) {
+    why = "more than 65535 row tiles";
+    return failure();
+  }
+  Variant variant{llvm::formatv("wgmma-ws-{0}x{1}x{2}-s{3}{4}", t.bm(), t.bn,
+                                kStepK, t.stages,
+                                t.stagedStores ? "" : "-regstore")
+                      .str(),
+                  src,
+                  {launch}};
+  variant.arch = kWgmmaArch;
+  return variant;
+}
+
 } // namespace
 
 void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
@@ -385,6 +760,23 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
   if (bigTiles < 2 * target.smCount)
     std::reverse(tilings.begin(), tilings.end());
   std::string reason;
+  // The warp-specialized kernels first: two consumer warpgroups of 64 x 256
+  // (four 48 KiB stages), also storing from the fragments, or of 64 x 128
+  // (six 32 KiB stages); only the last for products that do not fill 132
+  // SMs twice.
+  SmallVector<SpecializedTiling> specialized = {
+      {2, 256, 4}, {2, 256, 4, false}, {2, 128, 6}};
+  if (bigTiles < 2 * target.smCount)
+    specialized.erase(specialized.begin(), specialized.end() - 1);
+  // Their producer copies both operands with cp.async; the others load an
+  // operand through registers where it must.
+  bool bothAsync = layoutOf(c, true).async && layoutOf(c, false).async;
+  for (const SpecializedTiling &t : specialized) {
+    if (!bothAsync || t.sharedBytes() > target.maxSharedBytesPerBlock ||
+        (t.stagedStores && !t.tileFits()))
+      continue;
+    list.add(writeSpecialized(region, c, t, reason), reason);
+  }
   for (const WgmmaTiling &t : tilings) {
     if (t.sharedBytes() > target.maxSharedBytesPerBlock)
       continue;
