@@ -3,6 +3,8 @@
 // (lib/Outline/UnitDims.cpp), so their regions hold the named matvec, vecmat
 // or matmul of lower rank and the caller reshapes around the call (views).
 // RUN: cuda-agent-opt %s --split-input-file --agent-outline 2>/dev/null | FileCheck %s
+// RUN: cuda-agent-opt %s --split-input-file --agent-outline -o %t.mlir 2>/dev/null
+// RUN: cuda-agent-opt %t.mlir --split-input-file --agent-test-builtin-variants="strategy=rows" -o /dev/null | FileCheck %s --check-prefix=ROWS
 
 // torch's x @ w with a 128x1 w: the matmul with one column is a matvec over
 // w's column, its fill a fill of the smaller result; the reshapes are views
@@ -98,6 +100,12 @@ func.func @linear_one_row(%x: tensor<1x128xf32>, %w: tensor<64x128xf32>, %b: ten
 // CHECK-NOT: linalg.transpose
 // CHECK: linalg.matvec ins(%arg0, %arg1 : tensor<32x128xf32>, tensor<128xf32>)
 // CHECK: arith.addf
+// The row kernel adds the one bias to every row's sum.
+// ROWS-LABEL: rows variants of @linear_one_feature_region0
+// ROWS: const float red0 = __int_as_float(0x00000000) + acc0;
+// ROWS-NEXT: const float [[B:v[0-9]+]] = in2[0];
+// ROWS-NEXT: const float [[Y:v[0-9]+]] = (red0 + [[B]]);
+// ROWS: out0[row] = (float)([[Y]]);
 #col = affine_map<(d0, d1) -> (d1)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @linear_one_feature(%x: tensor<32x128xf32>, %w: tensor<1x128xf32>, %b: tensor<1xf32>) -> tensor<32x1xf32> {
