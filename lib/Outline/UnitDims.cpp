@@ -55,9 +55,12 @@ struct CreatedContractions : RewriterBase::Listener {
 
 /// Whether the rank-reducing patterns may rewrite `op`: not into a dot (a
 /// rank-0 result has nothing to launch over), and into a matrix-vector
-/// product only when it accumulates from a fill, as the memory-bound kernels
-/// that take those do (a product that starts from a bias keeps its rank and
-/// the matmul kernels, which read the bias).
+/// product only when the memory-bound kernels that take those can take it
+/// with what the outliner fuses with it: it accumulates from a fill (a
+/// product that starts from a bias keeps its rank and the matmul kernels,
+/// which read the bias), and a vecmat (one row) has no elementwise epilogue
+/// unless its matrix is a transpose (it then becomes a matvec, whose row
+/// kernels take epilogues; the column-reduction kernels of a vecmat do not).
 static bool mayRankReduce(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
     return false;
@@ -76,7 +79,19 @@ static bool mayRankReduce(linalg::LinalgOp op) {
            llvm::all_of(loops, [&](unsigned d) { return ranges[d] == 1; });
   };
   bool toMatrixVector = unit(dims->m) || unit(dims->n);
-  return !toMatrixVector || init.getDefiningOp<linalg::FillOp>();
+  if (!toMatrixVector)
+    return true;
+  if (!init.getDefiningOp<linalg::FillOp>())
+    return false;
+  bool toVecmat = unit(dims->m) && !unit(dims->n);
+  bool hasEpilogue = llvm::any_of(op->getUsers(), [](Operation *user) {
+    auto linalgUser = dyn_cast<linalg::LinalgOp>(user);
+    return linalgUser && linalgUser.getNumReductionLoops() == 0;
+  });
+  Value matrix = op.getDpsInputOperand(1)->get();
+  return !toVecmat || !hasEpilogue ||
+         (isa<linalg::MatmulOp>(op) &&
+          matrix.getDefiningOp<linalg::TransposeOp>());
 }
 
 namespace {

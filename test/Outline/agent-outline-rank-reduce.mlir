@@ -129,6 +129,30 @@ func.func @linear_one_feature(%x: tensor<32x128xf32>, %w: tensor<1x128xf32>, %b:
 
 // -----
 
+// One row with an epilogue keeps its rank and the matmul kernels: the
+// column-reduction kernels of a vecmat do not fuse one (a linear layer's
+// transposed weight makes it a matvec instead, above).
+// CHECK-LABEL: func.func @one_row_bias(
+// CHECK-NEXT: call @one_row_bias_region0(%arg0, %arg1, %arg2) : (tensor<1x128xf32>, tensor<128x64xf32>, tensor<64xf32>) -> tensor<1x64xf32>
+// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<1x128xf32>, tensor<128x64xf32>)
+// CHECK: arith.addf
+#col = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @one_row_bias(%x: tensor<1x128xf32>, %w: tensor<128x64xf32>, %b: tensor<64xf32>) -> tensor<1x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x64xf32>) -> tensor<1x64xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<1x128xf32>, tensor<128x64xf32>) outs(%f : tensor<1x64xf32>) -> tensor<1x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %b : tensor<1x64xf32>, tensor<64xf32>) outs(%e : tensor<1x64xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %s = arith.addf %in, %in_0 : f32
+    linalg.yield %s : f32
+  } -> tensor<1x64xf32>
+  return %r : tensor<1x64xf32>
+}
+
+// -----
+
 // A product with one column that accumulates onto a bias keeps its rank and
 // the matmul kernels (the matrix-vector kernels start from a fill).
 // CHECK-LABEL: func.func @bias_init(
