@@ -60,7 +60,11 @@ struct CreatedContractions : RewriterBase::Listener {
 /// product that starts from a bias keeps its rank and the matmul kernels,
 /// which read the bias), and a vecmat (one row) has no elementwise epilogue
 /// unless its matrix is a transpose (it then becomes a matvec, whose row
-/// kernels take epilogues; the column-reduction kernels of a vecmat do not).
+/// kernels take epilogues; the column-reduction kernels of a vecmat do not),
+/// and a matvec's vector is not computed by an elementwise generic (a layer
+/// norm's normalization before a linear layer on one row: the outliner fuses
+/// it as a prologue over the reduced dimension, which the row kernels do not
+/// read).
 static bool mayRankReduce(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
     return false;
@@ -88,10 +92,15 @@ static bool mayRankReduce(linalg::LinalgOp op) {
     auto linalgUser = dyn_cast<linalg::LinalgOp>(user);
     return linalgUser && linalgUser.getNumReductionLoops() == 0;
   });
-  Value matrix = op.getDpsInputOperand(1)->get();
-  return !toVecmat || !hasEpilogue ||
-         (isa<linalg::MatmulOp>(op) &&
-          matrix.getDefiningOp<linalg::TransposeOp>());
+  bool ofTranspose =
+      isa<linalg::MatmulOp>(op) &&
+      op.getDpsInputOperand(1)->get().getDefiningOp<linalg::TransposeOp>();
+  if (toVecmat && !ofTranspose)
+    return !hasEpilogue;
+  // A matvec (a vecmat of a transpose becomes one).
+  Value vector = op.getDpsInputOperand(toVecmat ? 0 : 1)->get();
+  auto producer = vector.getDefiningOp<linalg::GenericOp>();
+  return !producer || producer.getNumReductionLoops() != 0;
 }
 
 namespace {

@@ -153,6 +153,32 @@ func.func @one_row_bias(%x: tensor<1x128xf32>, %w: tensor<128x64xf32>, %b: tenso
 
 // -----
 
+// A linear layer on one row whose input is computed in the region (a
+// layer norm's normalization before it: here a relu) keeps its rank and the
+// matmul kernels: the matvec's row kernels do not read a prologue over the
+// reduced dimension.
+// CHECK-LABEL: func.func private @linear_one_row_prologue_region0(
+// CHECK: linalg.transpose
+// CHECK: linalg.matmul {{.*}} -> tensor<1x64xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @linear_one_row_prologue(%x: tensor<1x128xf32>, %w: tensor<64x128xf32>) -> tensor<1x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1x128xf32>
+  %xr = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1x128xf32>) outs(%e0 : tensor<1x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.maximumf %in, %z : f32
+    linalg.yield %v : f32
+  } -> tensor<1x128xf32>
+  %0 = tensor.empty() : tensor<128x64xf32>
+  %t = linalg.transpose ins(%w : tensor<64x128xf32>) outs(%0 : tensor<128x64xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<1x64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x64xf32>) -> tensor<1x64xf32>
+  %m = linalg.matmul ins(%xr, %t : tensor<1x128xf32>, tensor<128x64xf32>) outs(%f : tensor<1x64xf32>) -> tensor<1x64xf32>
+  return %m : tensor<1x64xf32>
+}
+
+// -----
+
 // A product with one column that accumulates onto a bias keeps its rank and
 // the matmul kernels (the matrix-vector kernels start from a fill).
 // CHECK-LABEL: func.func @bias_init(
