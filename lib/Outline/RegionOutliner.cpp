@@ -737,9 +737,9 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     if (failed(decomposeAggregatedOps(func)))
       return failure();
     eraseUnusedLinalgResults(func);
-    if (failed(dropUnitDimsFromGenerics(func)))
+    if (failed(dropUnitDims(func)))
       return func->emitError("dropping the unit dimensions of its linalg "
-                             "generics failed");
+                             "ops failed");
     // Blocks that can hold regions: every block except linalg bodies.
     SmallVector<Block *> blocks;
     func.walk([&](Block *block) {

@@ -1,11 +1,18 @@
-//===- UnitDims.cpp - Drop unit dimensions from linalg generics -*- C++ -*-===//
+//===- UnitDims.cpp - Drop unit dimensions before outlining -----*- C++ -*-===//
 //
-// See UnitDims.h. The rewrite is upstream's (populateFoldUnitExtentDims*),
-// driven as upstream's pass drives it: one walk for the dropping patterns,
-// which are not meant for a greedy driver, then the canonicalizations that
-// fold `collapse_shape(expand_shape(x))` back to `x`. It only runs when some
-// generic reads a keepdim operand (a constant index in its map), and leaves
-// products and the generics around them alone.
+// See UnitDims.h. Two upstream rewrites, driven as upstream drives them.
+// First the rank-reducing contraction patterns
+// (populateContractionOpRankReducingPatterns), applied to the named
+// contractions only and to what they create: a matmul with one column is a
+// matvec, with one row a vecmat, a batch_matmul of one batch a matmul. Then,
+// when some generic reads a keepdim operand or some contraction was
+// reduced, the unit-extent folding of generics (populateFoldUnitExtentDims*):
+// one walk for the dropping patterns, which are not meant for a greedy
+// driver, then the canonicalizations that fold `collapse_shape(expand_shape(
+// x))` back to `x` and reshapes of fills into smaller fills. The products
+// that kept their rank and the generics around them keep their shapes; those
+// around a reduced contraction lose their unit dimensions with it, so the
+// reshapes it leaves meet and fold.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +20,11 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -30,26 +40,222 @@ static bool readsKeepdim(linalg::GenericOp op) {
   });
 }
 
-/// The products under `root` and the generics the outliner may fuse with
-/// them: the elementwise chain after a product (its epilogue) with the
-/// reductions that read it (not followed further), and a product's
-/// elementwise operand producers (casts, transposes; not followed further).
-/// A reshape between any two of them would split a product from what it
-/// fuses. What comes before a prologue (a layer norm feeding a linear layer)
-/// is not part of it.
-static DenseSet<Operation *> productNeighbourhoods(Operation *root) {
+namespace {
+/// Collects the contractions a rewrite creates and still holds at its end.
+struct CreatedContractions : RewriterBase::Listener {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    if (isa<linalg::ContractionOpInterface>(op))
+      ops.insert(op);
+  }
+  void notifyOperationErased(Operation *op) override { ops.erase(op); }
+  DenseSet<Operation *> ops;
+};
+} // namespace
+
+/// Whether the rank-reducing patterns may rewrite `op`: not into a dot (a
+/// rank-0 result has nothing to launch over), and into a matrix-vector
+/// product only when the memory-bound kernels that take those can take it
+/// with what the outliner fuses with it: it accumulates from a fill (a
+/// product that starts from a bias keeps its rank and the matmul kernels,
+/// which read the bias), and a vecmat (one row) has no elementwise epilogue
+/// unless its matrix is a transpose (it then becomes a matvec, whose row
+/// kernels take epilogues; the column-reduction kernels of a vecmat do not),
+/// and a matvec's vector is not computed by an elementwise generic (a layer
+/// norm's normalization before a linear layer on one row: the outliner fuses
+/// it as a prologue over the reduced dimension, which the row kernels do not
+/// read).
+static bool mayRankReduce(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
+    return false;
+  Value init = op.getDpsInitOperand(0)->get();
+  auto type = dyn_cast<RankedTensorType>(init.getType());
+  if (!type || !type.hasStaticShape() ||
+      llvm::all_of(type.getShape(), [](int64_t size) { return size == 1; }))
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto unit = [&](ArrayRef<unsigned> loops) {
+    return !loops.empty() &&
+           llvm::all_of(loops, [&](unsigned d) { return ranges[d] == 1; });
+  };
+  bool toMatrixVector = unit(dims->m) || unit(dims->n);
+  if (!toMatrixVector)
+    return true;
+  if (!init.getDefiningOp<linalg::FillOp>())
+    return false;
+  bool toVecmat = unit(dims->m) && !unit(dims->n);
+  bool hasEpilogue = llvm::any_of(op->getUsers(), [](Operation *user) {
+    auto linalgUser = dyn_cast<linalg::LinalgOp>(user);
+    return linalgUser && linalgUser.getNumReductionLoops() == 0;
+  });
+  bool ofTranspose =
+      isa<linalg::MatmulOp>(op) &&
+      op.getDpsInputOperand(1)->get().getDefiningOp<linalg::TransposeOp>();
+  if (toVecmat && !ofTranspose)
+    return !hasEpilogue;
+  // A matvec (a vecmat of a transpose becomes one).
+  Value vector = op.getDpsInputOperand(toVecmat ? 0 : 1)->get();
+  auto producer = vector.getDefiningOp<linalg::GenericOp>();
+  return !producer || producer.getNumReductionLoops() != 0;
+}
+
+namespace {
+/// A vecmat of a transposed matrix is a matvec of the matrix, and the other
+/// way round: `x^T (W^T)` is `W x` term for term. torch-mlir's linear layer
+/// on one row transposes its weight before the matmul; the matvec reads the
+/// weight's rows where they lie, and the transpose goes.
+template <typename FromOpTy, typename ToOpTy>
+struct ProductOfTranspose : OpRewritePattern<FromOpTy> {
+  using OpRewritePattern<FromOpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FromOpTy op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool matrixFirst = std::is_same_v<FromOpTy, linalg::MatvecOp>;
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2)
+      return rewriter.notifyMatchFailure(op, "not a product on tensors");
+    Value matrix = op.getDpsInputs()[matrixFirst ? 0 : 1];
+    Value vector = op.getDpsInputs()[matrixFirst ? 1 : 0];
+    auto transpose = matrix.getDefiningOp<linalg::TransposeOp>();
+    if (!transpose || !transpose.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "the matrix is no transpose");
+    Value source = transpose.getInput();
+    Value init = op.getDpsInits()[0];
+    SmallVector<Value, 2> inputs =
+        matrixFirst ? SmallVector<Value, 2>{vector, source}
+                    : SmallVector<Value, 2>{source, vector};
+    rewriter.replaceOpWithNewOp<ToOpTy>(op, TypeRange{init.getType()}, inputs,
+                                        ValueRange{init});
+    return success();
+  }
+};
+} // namespace
+
+/// Rewrites the named contractions under `root` that have a unit batch, row
+/// or column dimension (mayRankReduce) into their named form of lower rank,
+/// between a collapse_shape of their operands and an expand_shape of their
+/// result, until none is left, and a vecmat or matvec of a transpose into
+/// the other one of the transpose's input. Returns the contractions it
+/// created.
+static DenseSet<Operation *> rankReduceContractions(Operation *root) {
+  SmallVector<Operation *> contractions;
+  root->walk([&](linalg::ContractionOpInterface op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation());
+    if (linalgOp && mayRankReduce(linalgOp))
+      contractions.push_back(op);
+  });
+  CreatedContractions created;
+  if (contractions.empty())
+    return created.ops;
+  MLIRContext *context = root->getContext();
+  RewritePatternSet patterns(context);
+  linalg::populateContractionOpRankReducingPatterns(patterns);
+  patterns.add<ProductOfTranspose<linalg::VecmatOp, linalg::MatvecOp>,
+               ProductOfTranspose<linalg::MatvecOp, linalg::VecmatOp>>(
+      context);
+  // Only the contractions and what the patterns create; no folding, so the
+  // rest of the program is as it was.
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps)
+      .enableFolding(false)
+      .enableConstantCSE(false)
+      .setListener(&created);
+  (void)applyOpPatternsGreedily(contractions, std::move(patterns), config);
+  return created.ops;
+}
+
+/// The reassociation that collapses `shape` to its dimensions that are not 1:
+/// each of those with the unit dimensions before it, trailing unit dimensions
+/// with the last one (none when every dimension is 1).
+static SmallVector<ReassociationIndices>
+collapseUnitDims(ArrayRef<int64_t> shape, SmallVectorImpl<int64_t> &kept) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    pending.push_back(i);
+    if (size == 1)
+      continue;
+    groups.push_back(std::move(pending));
+    pending.clear();
+    kept.push_back(size);
+  }
+  if (!groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  return groups;
+}
+
+namespace {
+/// A linalg.transpose that only moves dimensions of size 1 (torch-mlir's
+/// transposed weight of a linear layer with one output feature, 1xK into
+/// Kx1) is a reshape: its input collapsed to the dimensions that are not 1,
+/// expanded to its result's shape. Reshapes are views, and these fold with
+/// those around a reduced contraction.
+struct TransposeOfUnitDims : OpRewritePattern<linalg::TransposeOp> {
+  TransposeOfUnitDims(MLIRContext *context,
+                      std::function<bool(Operation *)> isKept)
+      : OpRewritePattern(context), isKept(std::move(isKept)) {}
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (isKept(op))
+      return rewriter.notifyMatchFailure(op, "a product's operand producer");
+    auto input = dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto result = dyn_cast<RankedTensorType>(op.getInit().getType());
+    if (!op.hasPureTensorSemantics() || !input || !result ||
+        !input.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "not a static tensor transpose");
+    int64_t last = -1;
+    for (int64_t from : op.getPermutation()) {
+      if (input.getDimSize(from) == 1)
+        continue;
+      if (from < last)
+        return rewriter.notifyMatchFailure(op, "it moves a dimension that "
+                                               "is not 1");
+      last = from;
+    }
+    SmallVector<int64_t> shape, sameShape;
+    SmallVector<ReassociationIndices> collapse =
+        collapseUnitDims(input.getShape(), shape);
+    SmallVector<ReassociationIndices> expand =
+        collapseUnitDims(result.getShape(), sameShape);
+    Location loc = op.getLoc();
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get(shape, input.getElementType()),
+        op.getInput(), collapse);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, result, collapsed,
+                                                       expand);
+    return success();
+  }
+
+  std::function<bool(Operation *)> isKept;
+};
+} // namespace
+
+/// The products under `root` that are not in `reduced` and the generics the
+/// outliner may fuse with them: the elementwise chain after a product (its
+/// epilogue) with the reductions that read it (not followed further), and a
+/// product's elementwise operand producers (casts, transposes; not followed
+/// further). A reshape between any two of them would split a product from
+/// what it fuses. What comes before a prologue (a layer norm feeding a linear
+/// layer) is not part of it.
+static DenseSet<Operation *>
+productNeighbourhoods(Operation *root, const DenseSet<Operation *> &reduced) {
   DenseSet<Operation *> kept;
   SmallVector<Operation *> work;
-  auto isElementwise = [](linalg::GenericOp generic) {
-    return generic.getNumReductionLoops() == 0;
+  auto isElementwise = [](linalg::LinalgOp op) {
+    return op.getNumReductionLoops() == 0;
   };
   root->walk([&](linalg::LinalgOp op) {
-    if (!isProduct(op) || !kept.insert(op).second)
+    if (!isProduct(op) || reduced.contains(op) || !kept.insert(op).second)
       return;
     work.push_back(op);
     for (Value operand : op->getOperands())
-      if (auto producer = operand.getDefiningOp<linalg::GenericOp>())
-        if (isElementwise(producer))
+      if (auto producer = operand.getDefiningOp<linalg::LinalgOp>())
+        if (isa<linalg::GenericOp, linalg::TransposeOp>(producer) &&
+            isElementwise(producer))
           kept.insert(producer);
   });
   while (!work.empty()) {
@@ -63,12 +269,13 @@ static DenseSet<Operation *> productNeighbourhoods(Operation *root) {
   return kept;
 }
 
-LogicalResult cuda_agent::dropUnitDimsFromGenerics(Operation *root) {
-  bool any = false;
-  root->walk([&](linalg::GenericOp op) { any |= readsKeepdim(op); });
-  if (!any)
+LogicalResult cuda_agent::dropUnitDims(Operation *root) {
+  bool keepdim = false;
+  root->walk([&](linalg::GenericOp op) { keepdim |= readsKeepdim(op); });
+  DenseSet<Operation *> reduced = rankReduceContractions(root);
+  if (!keepdim && reduced.empty())
     return success(); // leave every other program untouched
-  DenseSet<Operation *> kept = productNeighbourhoods(root);
+  DenseSet<Operation *> kept = productNeighbourhoods(root, reduced);
   linalg::ControlDropUnitDims options;
   options.controlFn = [&](Operation *op) {
     SmallVector<unsigned> dims;
@@ -85,6 +292,8 @@ LogicalResult cuda_agent::dropUnitDimsFromGenerics(Operation *root) {
   MLIRContext *context = root->getContext();
   RewritePatternSet patterns(context);
   linalg::populateFoldUnitExtentDimsPatterns(patterns, options);
+  patterns.add<TransposeOfUnitDims>(
+      context, [&](Operation *op) { return kept.contains(op); });
   walkAndApplyPatterns(root, std::move(patterns));
   RewritePatternSet cleanup(context);
   linalg::populateFoldUnitExtentDimsCanonicalizationPatterns(cleanup, options);

@@ -3,7 +3,8 @@
 // written into a 16x1 tensor read through (d0, d1) -> (d0, 0). The outliner
 // drops those dimensions from the generics first, so the reshape folds away
 // and the softmax is one row region, which the builtin agent's row strategy
-// writes one-pass kernels for. Named ops keep their unit dimensions.
+// writes one-pass kernels for. Named ops keep their unit dimensions (but for
+// contractions with a unit batch, row or column: agent-outline-rank-reduce.mlir).
 // RUN: cuda-agent-opt %s --split-input-file --agent-outline 2>&1 | FileCheck %s
 // RUN: cuda-agent-opt %s --split-input-file --agent-outline -o %t.mlir
 // RUN: cuda-agent-opt %t.mlir --split-input-file --agent-test-builtin-variants="strategy=rows" -o /dev/null | FileCheck %s --check-prefix=ROWS
@@ -59,13 +60,15 @@ func.func @softmax_keepdim(%arg0: tensor<16x100xf32>) -> tensor<16x100xf32> {
 
 // -----
 
-// A batch-1 matmul keeps its named form and its unit dimension.
-// CHECK-LABEL: func.func private @batch_one_region0(
-// CHECK: linalg.batch_matmul {{.*}} tensor<1x32x64xf32>
-func.func @batch_one(%a: tensor<1x32x16xf32>, %b: tensor<1x16x64xf32>) -> tensor<1x32x64xf32> {
+// A batch-1 convolution keeps its named form and its unit dimension (a
+// contraction with a unit batch is rank-reduced instead:
+// agent-outline-rank-reduce.mlir).
+// CHECK-LABEL: func.func private @conv_batch_one_region0(
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} tensor<1x6x6x8xf32>
+func.func @conv_batch_one(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x8xf32>) -> tensor<1x6x6x8xf32> {
   %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x32x64xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x32x64xf32>) -> tensor<1x32x64xf32>
-  %r = linalg.batch_matmul ins(%a, %b : tensor<1x32x16xf32>, tensor<1x16x64xf32>) outs(%f : tensor<1x32x64xf32>) -> tensor<1x32x64xf32>
-  return %r : tensor<1x32x64xf32>
+  %e = tensor.empty() : tensor<1x6x6x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
+  %r = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x8xf32>) outs(%f : tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
+  return %r : tensor<1x6x6x8xf32>
 }

@@ -28,8 +28,13 @@ FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
     return it->second.second;
   if (auto it = region.splats.find(tensor); it != region.splats.end())
     return it->second;
-  if (auto arg = dyn_cast<BlockArgument>(tensor))
+  if (auto arg = dyn_cast<BlockArgument>(tensor)) {
+    // A rank-0 input (a linear layer's bias of one feature, its unit
+    // dimension dropped) is one value everywhere.
+    if (shapeOf(tensor).empty())
+      return loadElement(arg.getArgNumber(), "0");
     return loadInput(arg.getArgNumber(), idx);
+  }
   if (auto it = region.pads.find(tensor); it != region.pads.end())
     return padValueAt(it->second, idx, why);
   auto generic = tensor.getDefiningOp<linalg::GenericOp>();

@@ -2,9 +2,10 @@
 //
 // A row program's reductions all reduce the same trailing dimensions into
 // outputs over the leading ones, initialized by fills; every other operand
-// is the whole rows, one value per row or one value per column. This file
-// checks that and finds a softmax's max and sum of exponentials, which the
-// row kernels compute in one pass (OnlineSoftmax.cpp).
+// is the whole rows, one value per row, one value per column or one value
+// for all (rank 0). This file checks that and finds a softmax's max and sum
+// of exponentials, which the row kernels compute in one pass
+// (OnlineSoftmax.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,7 +97,7 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
       SmallVector<int64_t> full(rs.rowDims);
       full.append(rs.colDims.begin(), rs.colDims.end());
       bool ok =
-          region.splats.count(v) ||
+          region.splats.count(v) || shape.empty() ||
           (loops == rank && map.isIdentity() &&
            shape == ArrayRef<int64_t>(full)) ||
           (isLeadingDims(map, p) && shape == ArrayRef<int64_t>(rs.rowDims)) ||
@@ -105,7 +106,7 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
            shape == ArrayRef<int64_t>(rs.colDims));
       if (!ok) {
         why = "an operand that is not the rows, one value per row or per "
-              "column with the matching indexing map";
+              "column with the matching indexing map, or a rank-0 value";
         return failure();
       }
     }
