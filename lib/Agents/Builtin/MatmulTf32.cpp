@@ -196,9 +196,9 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
   // Per-line shifts: the offsets of the k lines kk + tig and kk + tig + 4,
   // read once per k step of 8 from the lines' last float.
   auto lineShiftsAt = [](StringRef tile, int ld, StringRef name) {
-    return llvm::formatv("        const int {0}0 = __float_as_int({1}[(kk + "
+    return llvm::formatv("      const int {0}0 = __float_as_int({1}[(kk + "
                          "tig) * {2} + {3}]);\n"
-                         "        const int {0}1 = __float_as_int({1}[(kk + "
+                         "      const int {0}1 = __float_as_int({1}[(kk + "
                          "tig + 4) * {2} + {3}]);\n",
                          name, tile, ld, ld - 1)
         .str();

@@ -1,7 +1,11 @@
-// Generics with a convolution's maps whose body is not a multiply-add of
-// the input and the filter: poolings (the filter only gives the window's
-// shape) and a max of products. The conv strategy refuses them with the
-// reason (builtin-conv-not-multiply-add.test).
+// RUN: cuda-agent-opt %s --agent-outline | cuda-agent-opt --agent-test-builtin-variants="strategy=conv" -o /dev/null | FileCheck %s
+// RUN: rm -rf %t && cuda-agent-opt %s --agent-outline | cuda-agent-opt --agent-generate="samples=8 db=none verify=bundle:%t" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GEN
+
+// The conv strategy's kernels sum input x filter products (Conv.cpp checks
+// the body with linalg's isContractionBody): generics with a convolution's
+// maps and another body (a max pooling, a sum pooling, whose filter only
+// gives the window's shape, and a max of products) get no candidate and the
+// reason, and keep their default lowering.
 
 func.func @pool_nchw_max(%x: tensor<1x4x10x10xf32>, %window: tensor<3x3xf32>) -> tensor<1x4x8x8xf32> {
   %ninf = arith.constant 0xFF800000 : f32
@@ -39,3 +43,15 @@ func.func @max_of_products(%x: tensor<1x10x10x8xf32>, %w: tensor<3x3x8x12xf32>) 
   } -> tensor<1x8x8x12xf32>
   return %r : tensor<1x8x8x12xf32>
 }
+
+// CHECK-LABEL: // ===== conv variants of @pool_nchw_max_region0 =====
+// CHECK-NEXT: // no variants: a convolution whose body is not a multiply-add of its input and filter (a pooling's max or sum) is not written yet
+// CHECK-LABEL: // ===== conv variants of @pool_nhwc_sum_region0 =====
+// CHECK-NEXT: // no variants: a convolution whose body is not a multiply-add
+// CHECK-LABEL: // ===== conv variants of @max_of_products_region0 =====
+// CHECK-NEXT: // no variants: a convolution whose body is not a multiply-add
+
+// GEN: @pool_nchw_max_region0 (convolution, {{.*}}): default: agent builtin: a convolution whose body is not a multiply-add
+// GEN: @pool_nhwc_sum_region0 (convolution, {{.*}}): default: agent builtin: a convolution whose body is not a multiply-add
+// GEN: @max_of_products_region0 (convolution, {{.*}}): default: agent builtin: a convolution whose body is not a multiply-add
+// GEN: 0 job(s)
