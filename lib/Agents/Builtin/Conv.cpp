@@ -15,7 +15,12 @@
 // products too under precision=tf32) fed by an im2col loader: the input's
 // tile gathered by cp.async, 16 bytes a copy where the operand's innermost
 // indices allow (NHWC channels, an FCHW filter's row), zeros past M, N and
-// K. The epilogue the outliner fused (bias,
+// K; an NCHW input at stride 1 along W whose output rows are whole tiles is
+// copied as runs of its rows, 16 bytes a copy from the boundary before each
+// tap's first element, the shift kept in the tile line's padding for the
+// fragment reads. The body must be a multiply-add of the input and the
+// filter (casts allowed); poolings are refused. The epilogue the outliner
+// fused (bias,
 // activations, residual, scale, casts) runs on the accumulator before the
 // only store.
 // Depthwise and grouped convolutions (a channel in the input, the filter
