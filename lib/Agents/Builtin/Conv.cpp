@@ -15,7 +15,12 @@
 // products too under precision=tf32) fed by an im2col loader: the input's
 // tile gathered by cp.async, 16 bytes a copy where the operand's innermost
 // indices allow (NHWC channels, an FCHW filter's row), zeros past M, N and
-// K. The epilogue the outliner fused (bias,
+// K; an NCHW input at stride 1 along W whose output rows are whole tiles is
+// copied as runs of its rows, 16 bytes a copy from the boundary before each
+// tap's first element, the shift kept in the tile line's padding for the
+// fragment reads. The body must be a multiply-add of the input and the
+// filter (casts allowed); poolings are refused. The epilogue the outliner
+// fused (bias,
 // activations, residual, scale, casts) runs on the accumulator before the
 // only store.
 // Depthwise and grouped convolutions (a channel in the input, the filter
@@ -34,6 +39,7 @@
 #include "KernelText.h"
 #include "ProductTail.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -136,6 +142,17 @@ FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
             "not written yet";
       return failure();
     }
+  }
+  // The implicit GEMM and the direct kernel sum input x filter products (casts
+  // of either allowed); a generic with a convolution's maps and another body
+  // (a pooling's max, a sum of the input alone) is not one of them.
+  if (!linalg::detail::isContractionBody(
+          *g.getBlock(), [](Operation *mul, Operation *add) {
+            return isa<arith::MulFOp>(mul) && isa<arith::AddFOp>(add);
+          })) {
+    why = "a convolution whose body is not a multiply-add of its input and "
+          "filter (a pooling's max or sum) is not written yet";
+    return failure();
   }
   c.mapIn = g.getMatchingIndexingMap(g.getDpsInputOperand(0));
   c.mapFilter = g.getMatchingIndexingMap(g.getDpsInputOperand(1));
@@ -525,6 +542,96 @@ const RegionPad *zeroPadOfInput(const LinalgRegion &region, Value operand) {
                                                              : nullptr;
 }
 
+/// The loop dimension along which the im2col tile's rows of the input
+/// (region input `arg`, read through `pad` when not null) are consecutive
+/// elements of one input row, or none: the innermost row loop (ow) is the
+/// input's innermost index at stride 1 (w = ow + kw * dilation - low) and
+/// no other index's, its extent a multiple of the `rows`-row tile (a tile's
+/// rows are one run of an output row), the input's rows whole 16-byte
+/// vectors (W a multiple of 4). NCHW at stride 1 along W.
+std::optional<unsigned> rowRunDim(const ConvProduct &c, int rows,
+                                  BlockArgument arg) {
+  if (c.mDims.empty() || fillsAlongK(c, /*isA=*/true))
+    return std::nullopt;
+  unsigned ow = c.mDims.back();
+  ArrayRef<AffineExpr> results = c.mapIn.getResults();
+  if (llvm::any_of(results.drop_back(),
+                   [&](AffineExpr e) { return uses(e, ow); }))
+    return std::nullopt;
+  MLIRContext *ctx = arg.getContext();
+  AffineExpr w = results.back();
+  AffineExpr d = getAffineDimExpr(ow, ctx);
+  AffineExpr step = simplifyAffineExpr(w.replace(d, d + 1) - w,
+                                       c.mapIn.getNumDims(), 0);
+  auto one = dyn_cast<AffineConstantExpr>(step);
+  if (!one || one.getValue() != 1 || c.ranges[ow] % rows != 0 ||
+      shapeOf(arg).back() % 4 != 0)
+    return std::nullopt;
+  return ow;
+}
+
+/// The TF32 loader of an NCHW input whose tile rows run along an input row
+/// (rowRunDim): each k line of the tile (a channel and tap) is the run of
+/// the input row from w0 = ow0 + kw * dilation - low, copied 16 bytes at a
+/// time from the 16-byte boundary at or before w0 (sh = w0 & 3 floats
+/// before it), one vector more than the tile's rows (the line's padding
+/// holds it); sh goes into the line's last float for the fragment reads
+/// (Tf32TileLoader::lineShifts). The input's rows are whole vectors, so a
+/// copy is wholly inside a row or wholly in its pad (zero-filled), as it is
+/// for the other padded dimensions and k past K.
+FailureOr<Tf32TileLoader> convRowRunLoader(const ConvProduct &c,
+                                           const Tf32Tiling &t,
+                                           BlockArgument arg,
+                                           const RegionPad *pad,
+                                           std::string &why) {
+  Tf32TileLoader loader;
+  loader.kMajor = false;
+  loader.lineShifts = true;
+  int perLine = t.bm / 4 + 1, chunks = t.bk * perLine;
+  int ld = tf32TileStride(t, /*isA=*/true, /*kMajor=*/false);
+  std::string body;
+  FailureOr<SmallVector<std::string>> index =
+      tileElementIndex(c, /*isA=*/true, body, why);
+  if (failed(index))
+    return failure();
+  SmallVector<std::string> idx = std::move(*index);
+  if (pad)
+    idx = padSourceIndex(*pad, idx);
+  ArrayRef<int64_t> shape = shapeOf(arg);
+  std::string w0 = idx.back();
+  idx.back() = "wc";
+  SmallVector<std::string> conds = tiles::edgeConds(c.M, t.bm, c.K, t.bk);
+  if (pad)
+    conds.append(padBoundsConds(*pad, idx));
+  if (!pad || (pad->low.back() == 0 && pad->high.back() == 0))
+    conds.push_back("(unsigned long long)(wc) < " +
+                    std::to_string(shape.back()) + "ULL");
+  std::string base = "in" + std::to_string(arg.getArgNumber());
+  std::string at = base + " + " + linearize(idx, shape);
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string text = tf32ChunkLoop(chunks, t.threads());
+    text += llvm::formatv(
+        "          const int kk = e / {0}, j = e % {0};\n"
+        "          const long long r = m0, k = {1} + kk;\n",
+        perLine, k0)
+                .str();
+    text += body;
+    text += llvm::formatv(
+        "          const int w0 = {0};\n"
+        "          const int sh = w0 & 3, wc = w0 - sh + j * 4;\n"
+        "          if (j == 0)\n"
+        "            ({1})[kk * {2} + {3}] = __int_as_float(sh);\n",
+        w0, tile, ld, ld - 1)
+                .str();
+    std::string dst = tile.str() + " + kk * " + std::to_string(ld) + " + j * 4";
+    text += "          const bool full = " + join(conds, " && ") + ";\n" +
+            "          ca_cp_async16(" + dst + ", full ? " + at + " : " + base +
+            ", full);\n        }\n";
+    return text;
+  };
+  return loader;
+}
+
 /// The TF32 mainloop's loader of the input (`isA`: the im2col matrix, each
 /// element at out * stride + tap * dilation) or the filter, filled along
 /// the operand's innermost index (fillsAlongK), zeros past M, N and K: a
@@ -542,6 +649,8 @@ FailureOr<Tf32TileLoader> convTf32Loader(const LinalgRegion &region,
   bool kMajor = loader.kMajor;
   const RegionPad *pad = zeroPadOfInput(region, operand);
   auto arg = dyn_cast<BlockArgument>(pad ? pad->source : operand);
+  if (isA && arg && rowRunDim(c, t.bm, arg))
+    return convRowRunLoader(c, t, arg, pad, why);
   int width = arg ? copyWidth(c, isA, kMajor, pad) : 1;
   int rows = isA ? t.bm : t.bn, threads = t.threads();
   int chunksPerLine = (kMajor ? t.bk : rows) / width;

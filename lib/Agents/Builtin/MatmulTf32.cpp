@@ -191,6 +191,18 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
   };
   StringRef aShift = a.shift.empty() ? "" : "aShift";
   StringRef bShift = b.shift.empty() ? "" : "bShift";
+  assert(!(a.lineShifts && a.kMajor) && !(b.lineShifts && b.kMajor) &&
+         "per-line shifts of k lines only");
+  // Per-line shifts: the offsets of the k lines kk + tig and kk + tig + 4,
+  // read once per k step of 8 from the lines' last float.
+  auto lineShiftsAt = [](StringRef tile, int ld, StringRef name) {
+    return llvm::formatv("      const int {0}0 = __float_as_int({1}[(kk + "
+                         "tig) * {2} + {3}]);\n"
+                         "      const int {0}1 = __float_as_int({1}[(kk + "
+                         "tig + 4) * {2} + {3}]);\n",
+                         name, tile, ld, ld - 1)
+        .str();
+  };
   bool three = split == Tf32Split::Three;
   text += llvm::formatv(
       "    const float *const At = As + (kt % {0}) * {1};\n"
@@ -211,6 +223,10 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
            " - __uint_as_float(" + big.str() + "));\n";
     return s;
   };
+  if (a.lineShifts)
+    text += lineShiftsAt("At", lda, "aSh");
+  if (b.lineShifts)
+    text += lineShiftsAt("Bt", ldb, "bSh");
   text += llvm::formatv("#pragma unroll\n"
                         "      for (int i = 0; i < {0}; ++i) {{\n"
                         "        const int row = wm + i * 16 + g;\n",
@@ -218,10 +234,13 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
               .str();
   const char *aRows[] = {"row", "row + 8", "row", "row + 8"};
   const char *aKs[] = {"kk + tig", "kk + tig", "kk + tig + 4", "kk + tig + 4"};
+  const char *aLineShifts[] = {"aSh0", "aSh0", "aSh1", "aSh1"};
   for (int q = 0; q < 4; ++q) {
     std::string x = "x" + std::to_string(q);
     text += "        const float " + x + " = At[" +
-            at(a.kMajor, lda, aRows[q], aKs[q], aShift) + "];\n";
+            at(a.kMajor, lda, aRows[q], aKs[q],
+               a.lineShifts ? StringRef(aLineShifts[q]) : aShift) +
+            "];\n";
     std::string r = "[i][" + std::to_string(q) + "]";
     text += splitInto("aBig" + r, "aSmall" + r, x);
   }
@@ -234,8 +253,11 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
   const char *bKs[] = {"kk + tig", "kk + tig + 4"};
   for (int q = 0; q < 2; ++q) {
     std::string y = "y" + std::to_string(q);
+    std::string lineShift = "bSh" + std::to_string(q);
     text += "        const float " + y + " = Bt[" +
-            at(b.kMajor, ldb, "col", bKs[q], bShift) + "];\n";
+            at(b.kMajor, ldb, "col", bKs[q],
+               b.lineShifts ? StringRef(lineShift) : bShift) +
+            "];\n";
     std::string r = "[j][" + std::to_string(q) + "]";
     text += splitInto("bBig" + r, "bSmall" + r, y);
   }

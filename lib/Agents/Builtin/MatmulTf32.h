@@ -59,10 +59,18 @@ enum class Tf32Split {
 /// into it: `shift` is the C int expression (of `g`, `tig`, `m0`, `n0` and
 /// the batch indices) of that offset for the lines this thread's fragments
 /// read; empty when the lines start at their first element.
+///
+/// A loader whose lines each start at an offset of their own (`lineShifts`:
+/// an NCHW input's rows at each tap's shift, copied from the 16-byte
+/// boundary before them) stores each line's offset, an int's bits, in the
+/// line's last float of padding (stride - 1); the fragment reads look it up
+/// per line. Only for a tile that is not kMajor (its lines are k lines,
+/// shared by all of a thread's fragments).
 struct Tf32TileLoader {
   bool kMajor = true;
   std::function<std::string(StringRef tile, StringRef k0)> writeLoad;
   std::string shift;
+  bool lineShifts = false;
 };
 
 /// The floats per row of an operand's shared tile (see Tf32TileLoader).

@@ -21,6 +21,7 @@ std::barrier<> *blockBarrier;
 using std::min;
 inline void __syncthreads() { blockBarrier->arrive_and_wait(); }
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
 inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline double __longlong_as_double(long long i) { double f; std::memcpy(&f, &i, 8); return f; }
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
@@ -80,16 +81,19 @@ template <class T> void mma_m16n8k16(float *c, const unsigned *a, const unsigned
   __syncthreads();
 }
 
+/// A copy the device would refuse (a source or destination not aligned to
+/// the copy, a size past it): the harness reports the run as wrong.
+inline bool badCopy = false;
 inline void ca_cp_async16(float *dst, const float *src, bool full) {
+  if (reinterpret_cast<unsigned long long>(dst) % 16 != 0 ||
+      reinterpret_cast<unsigned long long>(src) % 16 != 0)
+    badCopy = true;
   for (int i = 0; i < 4; ++i) dst[i] = full ? src[i] : 0.0f;
 }
 inline void ca_cp_async8(float *dst, const float *src, bool full) {
   for (int i = 0; i < 2; ++i) dst[i] = full ? src[i] : 0.0f;
 }
 inline void ca_cp_async4(float *dst, const float *src, bool full) { dst[0] = full ? src[0] : 0.0f; }
-/// A copy the device would refuse (a source not 16-byte aligned, a size
-/// past the copy): the harness reports the run as wrong.
-inline bool badCopy = false;
 inline void ca_cp_async16z(float *dst, const float *src, int bytes) {
   if (reinterpret_cast<unsigned long long>(src) % 16 != 0 || bytes < 0 || bytes > 16 || bytes % 4 != 0)
     badCopy = true;

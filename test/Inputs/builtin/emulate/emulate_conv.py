@@ -129,6 +129,13 @@ CASES = {
                      "A.data(), B.data(), out.data()", 1e-3),
     "depthwise_pad": (depthwise("nhwc", 2, 8, 8, 8, 3, 3, pad=(1, 1, 1, 1)), "float", 1, "s",
                       "A.data(), B.data(), out.data()", 1e-5),
+    # Inputs/builtin/conv_nchw_rows.mlir: NCHW input rows copied 16 bytes at a time.
+    "nchw_rows_pad1_relu": (conv("nchw", 2, 5, 64, 3, 8, 3, 3, pad=(1, 1, 1, 1)), "float", 1,
+                            "std::max(0.0, s)", "A.data(), B.data(), out.data()", 1e-4),
+    "nchw_rows_dilated": (conv("nchw", 1, 6, 132, 4, 6, 3, 3, dilation=2), "float", 1, "s",
+                          "A.data(), B.data(), out.data()", 1e-4),
+    "nchw_rows_pad_uneven": (conv("nchw", 1, 4, 128, 2, 5, 3, 4, pad=(1, 1, 2, 1)), "float", 1,
+                             "s", "A.data(), B.data(), out.data()", 1e-4),
 }
 
 
