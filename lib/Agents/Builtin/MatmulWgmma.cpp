@@ -51,6 +51,8 @@ namespace {
 /// The k depth of one pipeline step: one 128-byte swizzle row of 16-bit
 /// elements.
 constexpr int kStepK = 64;
+/// The kernels' entry point.
+constexpr const char *kKernelName = "matmul";
 /// The arch the kernels are built for: wgmma is in sm_90's arch-specific
 /// instruction set only.
 constexpr const char *kWgmmaArch = "sm_90a";
@@ -256,6 +258,53 @@ std::string descriptor(const OperandLayout &layout, StringRef base) {
       .str();
 }
 
+/// Ties the bn-column accumulator fragment to a point after the last
+/// wgmma wait, so the compiler reads it only after the wait.
+std::string accumulatorFence(int bn) {
+  return llvm::formatv("#pragma unroll\n"
+                       "  for (int j = 0; j < {0}; ++j)\n"
+                       "#pragma unroll\n"
+                       "    for (int q = 0; q < 4; ++q)\n"
+                       "      asm volatile(\"\" : \"+f\"(acc[0][j][q]) :: "
+                       "\"memory\");\n",
+                       bn / 8)
+      .str();
+}
+
+/// The accumulators' fragment stores through the region's epilogue (the
+/// mma.sync kernels' store loop): the kernel's last lines.
+FailureOr<std::string> writeFragmentStores(const LinalgRegion &region,
+                                           const Contraction &c,
+                                           const MmaTiling &store,
+                                           unsigned &counter,
+                                           std::string &why) {
+  FailureOr<std::string> epilogue =
+      writeEpilogue(region, c, "acc[i][j][q]", counter, why);
+  if (failed(epilogue))
+    return failure();
+  return tiles::mmaStoreLoop(store, c.M, c.N) + *epilogue +
+         tiles::mmaStoreEnd().str();
+}
+
+/// A wgmma kernel as a variant: one block of `threads` per bm x bn tile of
+/// each batch, built for sm_90a.
+FailureOr<Variant> wgmmaVariant(std::string name, std::string src,
+                                const Contraction &c, int bm, int bn,
+                                int threads, int sharedBytes,
+                                std::string &why) {
+  Launch launch{kKernelName,
+                {(c.N + bn - 1) / bn, (c.M + bm - 1) / bm, c.batches},
+                {threads, 1, 1},
+                sharedBytes};
+  if (launch.grid[1] > 65535) {
+    why = "more than 65535 row tiles";
+    return failure();
+  }
+  Variant variant{std::move(name), std::move(src), {launch}};
+  variant.arch = kWgmmaArch;
+  return variant;
+}
+
 FailureOr<Variant> writeWgmma(const LinalgRegion &region, const Contraction &c,
                               const WgmmaTiling &t, std::string &why) {
   Type type = elementOf(c.a);
@@ -263,7 +312,7 @@ FailureOr<Variant> writeWgmma(const LinalgRegion &region, const Contraction &c,
   OperandLayout layouts[] = {layoutOf(c, true), layoutOf(c, false)};
   unsigned counter = 0;
   int threads = t.threads();
-  std::string name = "matmul";
+  std::string name = kKernelName;
   std::string src = getPrelude().str() + "\n" + wgmmaHelpers().str() +
                     wgmmaFunction(t, ptxType, layouts[0], layouts[1]) + "\n" +
                     kernelSignature(region, name, threads) + " {\n";
@@ -342,37 +391,16 @@ FailureOr<Variant> writeWgmma(const LinalgRegion &region, const Contraction &c,
          "  }\n"
          "  asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: "
          "\"memory\");\n";
-  // The accumulators are read only after the wait.
-  src += llvm::formatv("#pragma unroll\n"
-                       "  for (int j = 0; j < {0}; ++j)\n"
-                       "#pragma unroll\n"
-                       "    for (int q = 0; q < 4; ++q)\n"
-                       "      asm volatile(\"\" : \"+f\"(acc[0][j][q]) :: "
-                       "\"memory\");\n",
-                       t.bn / 8)
-             .str();
-  FailureOr<std::string> epilogue =
-      writeEpilogue(region, c, "acc[i][j][q]", counter, why);
-  if (failed(epilogue))
+  src += accumulatorFence(t.bn);
+  FailureOr<std::string> stores =
+      writeFragmentStores(region, c, store, counter, why);
+  if (failed(stores))
     return failure();
-  src += tiles::mmaStoreLoop(store, c.M, c.N);
-  src += *epilogue + tiles::mmaStoreEnd().str();
-  Launch launch{name,
-                {(c.N + t.bn - 1) / t.bn, (c.M + t.bm() - 1) / t.bm(),
-                 c.batches},
-                {threads, 1, 1},
-                t.sharedBytes()};
-  if (launch.grid[1] > 65535) {
-    why = "more than 65535 row tiles";
-    return failure();
-  }
-  Variant variant{llvm::formatv("wgmma-{0}x{1}x{2}-s{3}", t.bm(), t.bn,
-                                kStepK, t.stages)
-                      .str(),
-                  src,
-                  {launch}};
-  variant.arch = kWgmmaArch;
-  return variant;
+  return wgmmaVariant(llvm::formatv("wgmma-{0}x{1}x{2}-s{3}", t.bm(), t.bn,
+                                    kStepK, t.stages)
+                          .str(),
+                      src + *stores, c, t.bm(), t.bn, threads,
+                      t.sharedBytes(), why);
 }
 
 /// The producer warpgroup's copies of one operand's tile, `rows` x 64 at
@@ -555,7 +583,7 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
   unsigned counter = 0;
   int threads = t.threads();
   int consumerWarps = 4 * t.consumers;
-  std::string name = "matmul";
+  std::string name = kKernelName;
   WgmmaTiling shape{t.consumers, t.bn, t.stages};
   std::string src = getPrelude().str() + "\n" + wgmmaHelpers().str() +
                     mbarrierHelpers().str() +
@@ -669,15 +697,7 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
              steps, t.stages, t.stageBytes(), t.bm() * kRowBytes,
              descriptor(layouts[0], "sa"), descriptor(layouts[1], "sb"))
              .str();
-  // The accumulators are read only after the wait.
-  src += llvm::formatv("#pragma unroll\n"
-                       "  for (int j = 0; j < {0}; ++j)\n"
-                       "#pragma unroll\n"
-                       "    for (int q = 0; q < 4; ++q)\n"
-                       "      asm volatile(\"\" : \"+f\"(acc[0][j][q]) :: "
-                       "\"memory\");\n",
-                       t.bn / 8)
-             .str();
+  src += accumulatorFence(t.bn);
   if (t.stagedStores) {
     FailureOr<std::string> epilogue =
         writeEpilogue(region, c, "v", counter, why);
@@ -715,30 +735,17 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
                .str();
     src += *epilogue + "  }\n}\n";
   } else {
-    FailureOr<std::string> epilogue =
-        writeEpilogue(region, c, "acc[i][j][q]", counter, why);
-    if (failed(epilogue))
+    FailureOr<std::string> stores =
+        writeFragmentStores(region, c, store, counter, why);
+    if (failed(stores))
       return failure();
-    src += tiles::mmaStoreLoop(store, c.M, c.N);
-    src += *epilogue + tiles::mmaStoreEnd().str();
+    src += *stores;
   }
-  Launch launch{name,
-                {(c.N + t.bn - 1) / t.bn, (c.M + t.bm() - 1) / t.bm(),
-                 c.batches},
-                {threads, 1, 1},
-                t.sharedBytes()};
-  if (launch.grid[1] > 65535) {
-    why = "more than 65535 row tiles";
-    return failure();
-  }
-  Variant variant{llvm::formatv("wgmma-ws-{0}x{1}x{2}-s{3}{4}", t.bm(), t.bn,
-                                kStepK, t.stages,
-                                t.stagedStores ? "" : "-regstore")
-                      .str(),
-                  src,
-                  {launch}};
-  variant.arch = kWgmmaArch;
-  return variant;
+  return wgmmaVariant(llvm::formatv("wgmma-ws-{0}x{1}x{2}-s{3}{4}", t.bm(),
+                                    t.bn, kStepK, t.stages,
+                                    t.stagedStores ? "" : "-regstore")
+                          .str(),
+                      src, c, t.bm(), t.bn, threads, t.sharedBytes(), why);
 }
 
 } // namespace
