@@ -8,7 +8,9 @@
 - ``compile_mlir(path_or_text, ...)``: the same for linalg-on-tensors MLIR.
 - ``load(directory, module=None)``: a program compiled earlier (runtime only:
   no MLIR, no torch-mlir).
-- ``torch.compile(model, backend="cuda_agent")``: the dynamo backend.
+- ``torch.compile(model, backend="cuda_agent")``: the dynamo backend;
+  ``backend.stage(model, *inputs, cache_dir=D)`` compiles its graphs ahead, for
+  a machine without MLIR (``options={"cache_dir": D}`` there).
 """
 
 from ._export import ExportError, export, state_names
