@@ -19,6 +19,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <climits>
+
 using namespace mlir;
 using namespace mlir::cuda_agent;
 namespace json = llvm::json;
@@ -147,7 +149,9 @@ llvm::Expected<JobSet> cuda_agent::parseJobSet(llvm::StringRef text,
     if (!object || getString(*object, wire::kHash).empty())
       return bad("every job needs a 'hash'");
     llvm::StringRef hash = *object->getString(wire::kHash);
-    if (hash.contains('/') || hash == "." || !staysInside(hash))
+    // The hash names the job's folder: a file name, at most NAME_MAX bytes.
+    if (hash.contains('/') || hash == "." || hash.size() > NAME_MAX ||
+        !staysInside(hash))
       return bad("job hash '" + hash + "' is not a file name");
     if (std::optional<llvm::StringRef> reference =
             object->getString(wire::kReference);

@@ -11,6 +11,7 @@
 
 #include "Result.h"
 
+#include <climits>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -126,7 +127,9 @@ JobsFile mlir::cuda_agent::parseJobs(std::string_view text,
     if (!job.is_object() || !field(job, wire::kHash).is_string())
       badJobs(dir, where + " has no hash");
     std::string hash = job[wire::kHash].get<std::string>();
-    if (hash.empty() || hash.find('/') != std::string::npos ||
+    // The hash names the job's folder: a file name, at most NAME_MAX bytes.
+    if (hash.empty() || hash.size() > NAME_MAX ||
+        hash.find('/') != std::string::npos ||
         hash.find('\0') != std::string::npos || hash == ".." || hash == ".")
       badJobs(dir, where + " has a bad hash");
     const json &function = field(job, wire::kFunction);

@@ -218,6 +218,9 @@ TEST(JobsCheckTest, BadJobsFilesAreRefusedBeforeTheGpu) {
             "/jobs/jobs.json: job 1 has no hash");
   EXPECT_EQ(parseError(R"({"version": 1, "jobs": [{"hash": "../x"}]})"),
             "/jobs/jobs.json: job 1 has a bad hash");
+  EXPECT_EQ(parseError("{\"version\": 1, \"jobs\": [{\"hash\": \"" +
+                       std::string(256, 'm') + "\"}]}"),
+            "/jobs/jobs.json: job 1 has a bad hash");
   EXPECT_EQ(parseError(R"({"version": 1, "jobs": [{"hash": "x",
                            "reference": "/etc"}]})"),
             "/jobs/jobs.json: reference '/etc' must be a relative path");

@@ -72,6 +72,12 @@ TEST_F(RunnerClientTest, JobPathsStayInsideTheDirectory) {
   EXPECT_NE(refusal(R"({"hash": "../../x", "candidates": []})")
                 .find("is not a file name"),
             std::string::npos);
+  // Longer than a file name may be (job-set-fuzzer found it: the folder of
+  // such a job cannot be made).
+  EXPECT_NE(refusal("{\"hash\": \"" + std::string(256, 'm') +
+                    "\", \"candidates\": []}")
+                .find("is not a file name"),
+            std::string::npos);
   EXPECT_NE(refusal(R"({"hash": "x", "reference": "x/../../ref"})")
                 .find("reference 'x/../../ref' leaves the jobs directory"),
             std::string::npos);
