@@ -169,14 +169,20 @@ def graph_key(gm: torch.fx.GraphModule, examples: List[torch.Tensor]) -> str:
     return hashlib.sha256(json.dumps([nodes, _signature(examples)]).encode()).hexdigest()
 
 
+def _index_path(cache_dir, graph: str) -> Path:
+    """The file of cache_dir's index that lists the programs of a graph."""
+    return Path(cache_dir) / GRAPH_INDEX / f"{graph}.json"
+
+
 def _indexed(cache_dir, graph: str, options: Dict) -> Optional[Path]:
     """The program directory that cache_dir's index holds for a graph
     compiled with these options (by the compiler found here, when there is
     one), or None."""
+    from . import _program
     if not cache_dir:
         return None
     try:
-        entries = json.loads((Path(cache_dir) / GRAPH_INDEX / f"{graph}.json").read_text())
+        entries = json.loads(_index_path(cache_dir, graph).read_text())
     except (OSError, ValueError):
         return None
     tool = _tool_identity()
@@ -186,17 +192,12 @@ def _indexed(cache_dir, graph: str, options: Dict) -> Optional[Path]:
     if entry is None or (tool is not None and entry.get("tool") != tool):
         return None
     directory = Path(cache_dir) / entry["key"]
-    return directory if (directory / _program_manifest()).is_file() else None
-
-
-def _program_manifest() -> str:
-    from . import _program
-    return _program.MANIFEST
+    return directory if (directory / _program.MANIFEST).is_file() else None
 
 
 def _index(cache_dir, graph: str, options: Dict, key: str) -> None:
     """Records in cache_dir's index that the graph's program is key."""
-    path = Path(cache_dir) / GRAPH_INDEX / f"{graph}.json"
+    path = _index_path(cache_dir, graph)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         entries = json.loads(path.read_text())
@@ -260,7 +261,9 @@ def _compile_cached(gm: torch.fx.GraphModule, concrete: List[torch.Tensor],
     graph = graph_key(gm, concrete)
     compiled_with = dict(options)  # what the compile below pops from options
     seen = graph + _keyed(compiled_with)
-    for directory in (_graphs.get(seen), _indexed(cache_dir, graph, options)):
+    # The process's cache first: the index on disk is read only when it misses.
+    for lookup in (lambda: _graphs.get(seen), lambda: _indexed(cache_dir, graph, options)):
+        directory = lookup()
         program = _bind(directory, gm) if directory is not None else None
         if program is not None:
             _stats["hits"] += 1
