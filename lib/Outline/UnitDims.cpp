@@ -167,24 +167,14 @@ static DenseSet<Operation *> rankReduceContractions(Operation *root) {
   return created.ops;
 }
 
-/// The reassociation that collapses `shape` to its dimensions that are not 1:
-/// each of those with the unit dimensions before it, trailing unit dimensions
-/// with the last one (none when every dimension is 1).
+/// The reassociation (upstream's) that collapses `shape` to its dimensions
+/// that are not 1, which it appends to `kept`.
 static SmallVector<ReassociationIndices>
 collapseUnitDims(ArrayRef<int64_t> shape, SmallVectorImpl<int64_t> &kept) {
-  SmallVector<ReassociationIndices> groups;
-  ReassociationIndices pending;
-  for (auto [i, size] : llvm::enumerate(shape)) {
-    pending.push_back(i);
-    if (size == 1)
-      continue;
-    groups.push_back(std::move(pending));
-    pending.clear();
-    kept.push_back(size);
-  }
-  if (!groups.empty())
-    groups.back().append(pending.begin(), pending.end());
-  return groups;
+  llvm::append_range(kept, llvm::make_filter_range(
+                               shape, [](int64_t size) { return size != 1; }));
+  return getReassociationIndicesForCollapse(shape, kept).value_or(
+      SmallVector<ReassociationIndices>{});
 }
 
 namespace {
