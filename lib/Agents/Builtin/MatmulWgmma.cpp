@@ -37,6 +37,7 @@
 
 #include "KernelText.h"
 #include "Matmul.h"
+#include "ProductTail.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -292,15 +293,11 @@ FailureOr<Variant> wgmmaVariant(std::string name, std::string src,
                                 const Contraction &c, int bm, int bn,
                                 int threads, int sharedBytes,
                                 std::string &why) {
-  Launch launch{kKernelName,
-                {(c.N + bn - 1) / bn, (c.M + bm - 1) / bm, c.batches},
-                {threads, 1, 1},
-                sharedBytes};
-  if (launch.grid[1] > 65535) {
-    why = "more than 65535 row tiles";
+  FailureOr<Launch> launch = productLaunch({kKernelName, c.M, c.N, c.batches},
+                                           bm, bn, threads, sharedBytes, why);
+  if (failed(launch))
     return failure();
-  }
-  Variant variant{std::move(name), std::move(src), {launch}};
+  Variant variant{std::move(name), std::move(src), {*launch}};
   variant.arch = kWgmmaArch;
   return variant;
 }
