@@ -25,9 +25,6 @@
 
 namespace mlir::cuda_agent {
 
-/// Largest workspace a candidate may ask for (1 GiB).
-constexpr int64_t kMaxWorkspaceBytes = int64_t(1) << 30;
-
 /// The arch a candidate whose launch plan is `planText` is compiled for in a
 /// session for `chip`: `chip`, or the plan's `arch` (wire::kArch) when that is `chip`'s
 /// arch-specific form (`chip` + "a"). Any other `arch` is an error the

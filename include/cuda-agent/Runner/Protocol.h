@@ -61,6 +61,9 @@ inline constexpr double kOracleErrorFactor = 2.0;
 /// own runtime allocates with cuMemAlloc, and the IREE export leaves a
 /// kernel that failed the trial to IREE's codegen.
 inline constexpr uint64_t kOffsetTrialAlignment = 64;
+/// Largest workspace a candidate's plan may ask for (1 GiB): the plan
+/// check refuses more, so the builtin agent does not offer more.
+inline constexpr int64_t kMaxWorkspaceBytes = int64_t(1) << 30;
 /// Bytes per second of the roofline floor below which a time is suspicious:
 /// the default target's measured copy bandwidth.
 inline constexpr double kDefaultRooflineBandwidth =

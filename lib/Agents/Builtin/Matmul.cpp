@@ -510,7 +510,7 @@ public:
       return;
     }
     // On sm_90 the wgmma kernels ran 5x faster than mma.sync (docs/perf.md).
-    addWgmmaVariants(region, *c, target, list);
+    addWgmmaVariants(region, *c, target, precision == Precision::Tf32, list);
     addMmaVariants(region, *c, target, list);
     addTf32Variants(region, *c, target, precision == Precision::Tf32, list);
     for (const Tiling &t :

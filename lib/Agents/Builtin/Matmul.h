@@ -164,12 +164,17 @@ void addMmaVariants(const LinalgRegion &region, const Contraction &c,
                     const GpuTarget &target, VariantList &list);
 
 /// Appends the warpgroup (wgmma) variants (MatmulWgmma.cpp), built for
-/// sm_90a, when both operands are f16 or both bf16 and `target` is sm_90,
-/// the warp-specialized ones first where both operands are copied with
-/// cp.async: no variant (and no reason, the mma.sync ones follow)
+/// sm_90a, when `target` is sm_90 and both operands are f16, both bf16 or
+/// both f32: for 16-bit operands the warp-specialized ones first (on the
+/// operands as they are where both are region inputs copied with cp.async,
+/// else packed into the workspace first), then those loading an operand
+/// through registers where they must; for f32 operands, 3xTF32 products
+/// on packed operands, after the plain TF32 ones when `allowTf32`
+/// (precision=tf32). No variant (and no reason: the mma.sync ones follow)
 /// otherwise.
 void addWgmmaVariants(const LinalgRegion &region, const Contraction &c,
-                      const GpuTarget &target, VariantList &list);
+                      const GpuTarget &target, bool allowTf32,
+                      VariantList &list);
 
 } // namespace mlir::cuda_agent::builtin
 

@@ -37,7 +37,10 @@
 
 #include "KernelText.h"
 #include "Matmul.h"
+#include "OperandPack.h"
 #include "ProductTail.h"
+
+#include "cuda-agent/Runner/Protocol.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -73,6 +76,26 @@ struct WgmmaTiling {
   /// The stages and the 1024 bytes that align them to a swizzle atom.
   int sharedBytes() const { return stages * stageBytes() + 1024; }
 };
+
+/// The element type the tensor cores read: f16 or bf16 (a wgmma is 16
+/// deep) or TF32 (8 deep, both operands k-major). A pipeline step is one
+/// 128-byte row of either.
+struct WgmmaElement {
+  StringRef ptxType;
+  int bytes;
+  int stepK() const { return kRowBytes / bytes; }
+  /// Elements per 16-byte copy.
+  int chunk() const { return 16 / bytes; }
+  /// The k depth of one wgmma: 32 bytes.
+  int instrK() const { return 32 / bytes; }
+  bool isTf32() const { return bytes == 4; }
+};
+
+/// The 16-bit element of `c`'s operands (both f16 or both bf16).
+WgmmaElement halfElement(const Contraction &c) {
+  return {elementOf(c.a).isBF16() ? "bf16" : "f16", 2};
+}
+constexpr WgmmaElement kTf32Element{"tf32", 4};
 
 /// How one operand's tile is laid out in shared memory and filled.
 struct OperandLayout {
@@ -196,8 +219,8 @@ FailureOr<std::string> writeRegisterLoad(const LinalgRegion &region,
   return loop;
 }
 
-/// The device function issuing one m64nBNk16 on the accumulators.
-std::string wgmmaFunction(const WgmmaTiling &t, StringRef ptxType,
+/// The device function issuing one m64nBNkK on the accumulators.
+std::string wgmmaFunction(const WgmmaTiling &t, const WgmmaElement &element,
                           const OperandLayout &a, const OperandLayout &b) {
   int regs = t.bn / 2;
   std::string list, operands;
@@ -207,21 +230,27 @@ std::string wgmmaFunction(const WgmmaTiling &t, StringRef ptxType,
                               i % 4)
                     .str();
   }
+  // TF32 takes no transposes (its operands are k-major).
+  std::string trans =
+      element.isTf32() ? std::string()
+                       : llvm::formatv(", {0}, {1}", a.kMajor ? 0 : 1,
+                                       b.kMajor ? 0 : 1)
+                             .str();
   return llvm::formatv(
-             "// D (64 x {0}, f32) += A (64 x 16) * B (16 x {0}), both read "
+             "// D (64 x {0}, f32) += A (64 x {9}) * B ({9} x {0}), both read "
              "from shared memory through their descriptors.\n"
              "__device__ __forceinline__ void ca_wgmma(float (&d)[{1}][4], "
              "unsigned long long da, unsigned long long db) {{\n"
              "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{2}, "
              "0;\\n\"\n"
-             "               \"wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{3}."
-             "{3} {{{4}}, %{5}, %{6}, p, 1, 1, {7}, {8};\\n}\\n\"\n"
-             "               : {9}\n"
+             "               \"wgmma.mma_async.sync.aligned.m64n{0}k{9}.f32.{3}."
+             "{3} {{{4}}, %{5}, %{6}, p, 1, 1{7};\\n}\\n\"\n"
+             "               : {8}\n"
              "               : \"l\"(da), \"l\"(db), \"r\"(1)\n"
              "               : \"memory\");\n"
              "}\n",
-             t.bn, t.bn / 8, regs + 2, ptxType, list, regs, regs + 1,
-             a.kMajor ? 0 : 1, b.kMajor ? 0 : 1, operands)
+             t.bn, t.bn / 8, regs + 2, element.ptxType, list, regs, regs + 1,
+             trans, operands, element.instrK())
       .str();
 }
 
@@ -304,14 +333,13 @@ FailureOr<Variant> wgmmaVariant(std::string name, std::string src,
 
 FailureOr<Variant> writeWgmma(const LinalgRegion &region, const Contraction &c,
                               const WgmmaTiling &t, std::string &why) {
-  Type type = elementOf(c.a);
-  std::string ptxType = type.isBF16() ? "bf16" : "f16";
   OperandLayout layouts[] = {layoutOf(c, true), layoutOf(c, false)};
   unsigned counter = 0;
   int threads = t.threads();
   std::string name = kKernelName;
   std::string src = getPrelude().str() + "\n" + wgmmaHelpers().str() +
-                    wgmmaFunction(t, ptxType, layouts[0], layouts[1]) + "\n" +
+                    wgmmaFunction(t, halfElement(c), layouts[0], layouts[1]) +
+                    "\n" +
                     kernelSignature(region, name, threads) + " {\n";
   src += llvm::formatv(
              "  extern __shared__ __align__(1024) unsigned char ca_smem[];\n"
@@ -400,89 +428,133 @@ FailureOr<Variant> writeWgmma(const LinalgRegion &region, const Contraction &c,
                       t.sharedBytes(), why);
 }
 
-/// The producer warpgroup's copies of one operand's tile, `rows` x 64 at
-/// byte offset `tile`, for step lt (C variables `lt`, `k0`, `sbase`): each
-/// of the 128 threads copies the same chunks of every step, so its source
-/// pointer and shared offset are set once (`setup`, before the k loop) and
-/// a step only adds constants to them, sparing the one producer warp per
-/// SM sub-partition the 64-bit index arithmetic of every copy.
-struct ProducerLoad {
-  std::string setup, step;
+/// Where the producer warpgroup copies one operand from: the operand's
+/// row 0, k 0 of the block's batch (`pointer`, a typed C pointer), its
+/// element strides, and the rows and reduced indices in bounds (copies past
+/// them are zero-filled, naming the valid address `any`).
+struct ProducerSource {
+  bool isA, kMajor;
+  std::string pointer, any;
+  int64_t strideRow, strideK;
+  int64_t extent, K;
 };
 
-FailureOr<ProducerLoad> writeProducerLoad(const Contraction &c, int rows,
-                                          const OperandLayout &layout,
-                                          StringRef tile, std::string &why) {
+/// The source of a region input copied as it is (`layout.async`).
+FailureOr<ProducerSource> regionSource(const Contraction &c,
+                                       const OperandLayout &layout,
+                                       std::string &why) {
   bool isA = layout.isA;
   Value operand = isA ? c.a : c.b;
   AffineMap map = isA ? c.mapA : c.mapB;
   unsigned rowDim = isA ? c.m : c.n;
-  int64_t extent = isA ? c.M : c.N;
   ArrayRef<int64_t> shape = shapeOf(operand);
+  ProducerSource source{isA, layout.kMajor, "", "", 0, 0, isA ? c.M : c.N,
+                        c.K};
   // Element strides of the row (or column) and reduced dimensions.
-  int64_t strideRow = 0, strideK = 0, stride = 1;
+  int64_t stride = 1;
   for (int i = int(map.getNumResults()) - 1; i >= 0; --i) {
     unsigned dim = map.getDimPosition(i);
     if (dim == rowDim)
-      strideRow = stride;
+      source.strideRow = stride;
     else if (dim == c.k)
-      strideK = stride;
+      source.strideK = stride;
     stride *= shape[i];
+  }
+  if (layout.kMajor ? source.strideK != 1 : source.strideRow != 1) {
+    why = "an operand whose contiguous dimension is not the one copied";
+    return failure();
   }
   // The batch's offset: the operand at row 0, k 0.
   FailureOr<SmallVector<std::string>> idx =
       applyIndexingMap(map, c.loopDims("0", "0", "0"), why);
   if (failed(idx))
     return failure();
-  std::string base = linearize(*idx, shape);
-  std::string in =
+  source.any =
       "in" + std::to_string(cast<BlockArgument>(operand).getArgNumber());
-  std::string n = isA ? "A" : "B";
-  std::string r0 = isA ? "m0" : "n0";
-  SmallVector<std::string> conds = tiles::edgeConds(extent, rows, c.K, kStepK);
+  source.pointer = source.any + " + " + linearize(*idx, shape);
+  return source;
+}
+
+/// The source of an operand the plan's pack kernel wrote (OperandPack.h):
+/// k-major rows of its parts, padded, so every copy is in bounds.
+ProducerSource packedSource(const OperandPack &pack, StringRef storage) {
+  std::string pointer =
+      llvm::formatv("reinterpret_cast<const {0} *>(workspace + {1}LL) + "
+                    "(long long)blockIdx.z * {2}LL",
+                    storage, pack.offsetBytes, pack.rows * pack.rowElements())
+          .str();
+  return {pack.isA,
+          true,
+          pointer,
+          pointer,
+          pack.rowElements(),
+          1,
+          pack.rows,
+          pack.rowElements()};
+}
+
+/// The producer warpgroup's copies of one operand's tile, `rows` x one
+/// 128-byte step at byte offset `tile`, for step lt (C variables `lt`,
+/// `k0`, `sbase`): each of the 128 threads copies the same chunks of every
+/// step, so its source pointer and shared offset are set once (`setup`,
+/// before the k loop) and a step only adds constants to them, sparing the
+/// one producer warp per SM sub-partition the 64-bit index arithmetic of
+/// every copy.
+struct ProducerLoad {
+  std::string setup, step;
+};
+
+FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
+                                          const WgmmaElement &element,
+                                          int rows, StringRef tile,
+                                          std::string &why) {
+  int chunk = element.chunk();
+  std::string n = source.isA ? "A" : "B";
+  std::string r0 = source.isA ? "m0" : "n0";
+  SmallVector<std::string> conds =
+      tiles::edgeConds(source.extent, rows, source.K, element.stepK());
   auto copy = [&](StringRef dst, StringRef offset) {
     std::string src = "src" + n + " + (" + offset.str() + ")";
     if (conds.empty())
       return "        ca_cp_async16(" + dst.str() + ", " + src + ", true);\n";
     return "        const bool ok = " + join(conds, " && ") +
            ";\n        ca_cp_async16(" + dst.str() + ", ok ? " + src + " : " +
-           in + ", ok);\n";
+           source.any + ", ok);\n";
   };
   ProducerLoad load;
-  if (layout.kMajor) {
+  if (source.kMajor) {
     // Thread tid copies chunk tid % 8 of rows tid / 8 + 16 p.
     load.setup = llvm::formatv(
         "    const int rr{0} = tid >> 3, kc{0} = tid & 7;\n"
-        "    const auto *src{0} = {1} + {2} + ({3} + rr{0}) * {4}LL + kc{0} * "
-        "8;\n"
+        "    const auto *src{0} = {1} + ({2} + rr{0}) * {3}LL + kc{0} * {4};\n"
         "    const unsigned dst{0} = rr{0} * 128 + ((kc{0} ^ (rr{0} & 7)) << "
         "4);\n",
-        n, in, base, r0, strideRow);
+        n, source.pointer, r0, source.strideRow, chunk);
     load.step = "#pragma unroll\n      for (int p = 0; p < " +
                 std::to_string(rows / 16) + "; ++p) {\n";
     if (!conds.empty())
       load.step += llvm::formatv("        const long long r = {0} + rr{1} + p "
-                                 "* 16, k = k0 + kc{1} * 8;\n",
-                                 r0, n);
+                                 "* 16, k = k0 + kc{1} * {2};\n",
+                                 r0, n, chunk);
     load.step += copy("sbase + " + tile.str() + " + dst" + n + " + p * 2048",
-                      "p * " + std::to_string(16 * strideRow) + "LL + k0");
+                      "p * " + std::to_string(16 * source.strideRow) +
+                          "LL + k0");
   } else {
     // Thread tid copies chunk tid % (rows / 8) of k rows
     // tid / (rows / 8) + (1024 / rows) p: the swizzle (k row % 8) is one
     // of two values, as p is even or odd, for 256 rows, and one for 128.
     int across = rows / 8, down = 128 / across;
-    if (down % 4 != 0) {
-      why = "an MN-major tile of more than 256 rows";
+    if (down % 4 != 0 || element.isTf32()) {
+      why = "an MN-major tile of more than 256 rows or of TF32";
       return failure();
     }
     load.setup = llvm::formatv(
         "    const int rc{0} = tid % {1}, kk{0} = tid / {1};\n"
-        "    const auto *src{0} = {2} + {3} + ({4} + rc{0} * 8) + kk{0} * "
-        "{5}LL;\n"
-        "    const unsigned dst{0} = (rc{0} >> 3) * {6} + kk{0} * 128;\n"
+        "    const auto *src{0} = {2} + ({3} + rc{0} * 8) + kk{0} * {4}LL;\n"
+        "    const unsigned dst{0} = (rc{0} >> 3) * {5} + kk{0} * 128;\n"
         "    const unsigned even{0} = ((rc{0} & 7) ^ (kk{0} & 7)) << 4;\n"
         "    const unsigned odd{0} = ((rc{0} & 7) ^ ((kk{0} + 4) & 7)) << 4;\n",
-        n, across, in, base, r0, strideK, kMnAtomBytes);
+        n, across, source.pointer, r0, source.strideK, kMnAtomBytes);
     load.step = "#pragma unroll\n      for (int p = 0; p < " +
                 std::to_string(rows / 16) + "; ++p) {\n";
     if (!conds.empty())
@@ -494,11 +566,7 @@ FailureOr<ProducerLoad> writeProducerLoad(const Contraction &c, int rows,
                           std::to_string(down) + ") & 4 ? odd" + n +
                           " : even" + n + ")",
                       "(k0 + p * " + std::to_string(down) + ") * " +
-                          std::to_string(strideK) + "LL");
-  }
-  if (layout.kMajor ? strideK != 1 : strideRow != 1) {
-    why = "an operand whose contiguous dimension is not the one copied";
-    return failure();
+                          std::to_string(source.strideK) + "LL");
   }
   load.step += "      }\n";
   return load;
@@ -573,10 +641,12 @@ __device__ __forceinline__ void ca_mbar_arrive_copies(unsigned bar) {
 FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
                                     const Contraction &c,
                                     const SpecializedTiling &t,
+                                    const WgmmaElement &element,
+                                    const ProducerSource (&sources)[2],
+                                    StringRef label, bool workspace,
                                     std::string &why) {
-  Type type = elementOf(c.a);
-  std::string ptxType = type.isBF16() ? "bf16" : "f16";
-  OperandLayout layouts[] = {layoutOf(c, true), layoutOf(c, false)};
+  OperandLayout layouts[] = {{true, sources[0].kMajor, true},
+                             {false, sources[1].kMajor, true}};
   unsigned counter = 0;
   int threads = t.threads();
   int consumerWarps = 4 * t.consumers;
@@ -584,11 +654,11 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
   WgmmaTiling shape{t.consumers, t.bn, t.stages};
   std::string src = getPrelude().str() + "\n" + wgmmaHelpers().str() +
                     mbarrierHelpers().str() +
-                    wgmmaFunction(shape, ptxType, layouts[0], layouts[1]) +
+                    wgmmaFunction(shape, element, layouts[0], layouts[1]) +
                     "\n" +
-                    kernelSignature(region, name, threads, false, 1) +
+                    kernelSignature(region, name, threads, workspace, 1) +
                     " {\n";
-  int64_t steps = (c.K + kStepK - 1) / kStepK;
+  int64_t steps = (sources[0].K + element.stepK() - 1) / element.stepK();
   src += llvm::formatv(
              "  extern __shared__ __align__(1024) unsigned char ca_smem[];\n"
              "  // Stages from the first 1024-byte boundary (swizzle atoms), "
@@ -605,16 +675,10 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
              .str();
   src += c.batchIndices();
   std::string setup, copies;
-  for (const OperandLayout &layout : layouts) {
-    if (!layout.async) {
-      why = "the warp-specialized wgmma kernels copy both operands with "
-            "cp.async: an operand computed in the region or whose "
-            "contiguous rows are not whole 16-byte chunks is not";
-      return failure();
-    }
+  for (const ProducerSource &source : sources) {
     FailureOr<ProducerLoad> load =
-        writeProducerLoad(c, layout.isA ? t.bm() : t.bn, layout,
-                          layout.isA ? "oa" : "ob", why);
+        writeProducerLoad(source, element, source.isA ? t.bm() : t.bn,
+                          source.isA ? "oa" : "ob", why);
     if (failed(load))
       return failure();
     setup += load->setup;
@@ -643,7 +707,8 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
              "        ca_mbar_wait(empty + s * 8, ((lt / {1}) - 1) & 1);\n"
              "      const long long k0 = (long long)lt * {2};\n"
              "      const unsigned oa = s * {3}, ob = oa + {4};\n",
-             steps, t.stages, kStepK, t.stageBytes(), t.bm() * kRowBytes)
+             steps, t.stages, element.stepK(), t.stageBytes(),
+             t.bm() * kRowBytes)
              .str();
   src += copies;
   src += llvm::formatv(
@@ -738,11 +803,75 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
       return failure();
     src += *stores;
   }
-  return wgmmaVariant(llvm::formatv("wgmma-ws-{0}x{1}x{2}-s{3}{4}", t.bm(),
-                                    t.bn, kStepK, t.stages,
+  return wgmmaVariant(llvm::formatv("wgmma-ws{0}-{1}x{2}x{3}-s{4}{5}", label,
+                                    t.bm(), t.bn, element.stepK(), t.stages,
                                     t.stagedStores ? "" : "-regstore")
                           .str(),
                       src, c, t.bm(), t.bn, threads, t.sharedBytes(), why);
+}
+
+/// The warp-specialized kernel on two region inputs copied as they are.
+FailureOr<Variant> writeRegionSpecialized(const LinalgRegion &region,
+                                          const Contraction &c,
+                                          const SpecializedTiling &t,
+                                          std::string &why) {
+  FailureOr<ProducerSource> a = regionSource(c, layoutOf(c, true), why);
+  if (failed(a))
+    return failure();
+  FailureOr<ProducerSource> b = regionSource(c, layoutOf(c, false), why);
+  if (failed(b))
+    return failure();
+  return writeSpecialized(region, c, t, halfElement(c), {*a, *b}, "", false,
+                          why);
+}
+
+/// The warp-specialized kernel on operands packed into the workspace
+/// first (OperandPack.h): A's slices as `partsA`, B's as `partsB`, read by
+/// the tensor cores as `element`; `label` names the variant. The plan runs
+/// the two pack kernels, then the product.
+FailureOr<Variant> writePackedSpecialized(const LinalgRegion &region,
+                                          const Contraction &c,
+                                          const SpecializedTiling &t,
+                                          const WgmmaElement &element,
+                                          ArrayRef<PackPart> partsA,
+                                          ArrayRef<PackPart> partsB,
+                                          StringRef label, std::string &why) {
+  OperandPack a = planPack(c, true, t.bm(), element.bytes, partsA, 0);
+  // B from the next 1024-byte boundary.
+  OperandPack b = planPack(c, false, t.bn, element.bytes, partsB,
+                           (a.bytes(c.batches) + 1023) / 1024 * 1024);
+  int64_t workspace = b.offsetBytes + b.bytes(c.batches);
+  if (workspace > kMaxWorkspaceBytes) {
+    why = llvm::formatv("packed operands of {0} bytes, more than a plan's "
+                        "workspace may hold ({1})",
+                        workspace, kMaxWorkspaceBytes)
+              .str();
+    return failure();
+  }
+  std::string storage = element.isTf32() ? "float" : getCType(elementOf(c.a))->storage;
+  FailureOr<Variant> variant =
+      writeSpecialized(region, c, t, element,
+                       {packedSource(a, storage), packedSource(b, storage)},
+                       label, true, why);
+  if (failed(variant))
+    return failure();
+  std::string kernels = getPackHelpers().str();
+  SmallVector<Launch> packs;
+  for (auto [pack, name] : {std::pair(&a, "pack_a"), std::pair(&b, "pack_b")}) {
+    FailureOr<std::string> kernel = writePackKernel(region, c, *pack, name, why);
+    if (failed(kernel))
+      return failure();
+    FailureOr<Launch> launch = packLaunch(c, *pack, name, why);
+    if (failed(launch))
+      return failure();
+    kernels += "\n" + *kernel;
+    packs.push_back(*launch);
+  }
+  variant->source += "\n" + kernels;
+  variant->launches.insert(variant->launches.begin(), packs.begin(),
+                           packs.end());
+  variant->workspaceBytes = workspace;
+  return variant;
 }
 
 } // namespace
@@ -750,19 +879,14 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
 void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
                                            const Contraction &c,
                                            const GpuTarget &target,
-                                           VariantList &list) {
-  if (!hasHalfOperands(c))
+                                           bool allowTf32, VariantList &list) {
+  bool f32 = elementOf(c.a).isF32() && elementOf(c.b).isF32();
+  if (!hasHalfOperands(c) && !f32)
     return;
   // wgmma is sm_90's alone (and needs its arch-specific build, sm_90a).
   if (std::strncmp(target.chip, "sm_90", 5) != 0)
     return;
-  // Two warpgroups of 64 x 256 (128 accumulators a thread) or 64 x 128 for
-  // products that fill the device, one of 64 x 128 for those that do not
-  // (four stages, 97 KiB: two blocks an SM).
-  SmallVector<WgmmaTiling> tilings = {{2, 256, 4}, {2, 128, 5}, {1, 128, 4}};
   int64_t bigTiles = (c.M + 127) / 128 * ((c.N + 255) / 256) * c.batches;
-  if (bigTiles < 2 * target.smCount)
-    std::reverse(tilings.begin(), tilings.end());
   std::string reason;
   // The warp-specialized kernels first: two consumer warpgroups of 64 x 256
   // (four 48 KiB stages), also storing from the fragments, or of 64 x 128
@@ -772,15 +896,51 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
       {2, 256, 4}, {2, 256, 4, false}, {2, 128, 6}};
   if (bigTiles < 2 * target.smCount)
     specialized.erase(specialized.begin(), specialized.end() - 1);
-  // Their producer copies both operands with cp.async; the others load an
-  // operand through registers where it must.
+  auto fits = [&](const SpecializedTiling &t) {
+    return t.sharedBytes() <= target.maxSharedBytesPerBlock &&
+           (!t.stagedStores || t.tileFits());
+  };
+  if (f32) {
+    // f32 products as TF32 wgmmas on packed operands: A's slices
+    // (hi, hi, lo) against B's (hi, lo, hi) make the 3xTF32 product (f32
+    // accuracy); the plain TF32 product under precision=tf32 first.
+    using P = PackPart;
+    for (const SpecializedTiling &t : specialized)
+      if (allowTf32 && fits(t))
+        list.add(writePackedSpecialized(region, c, t, kTf32Element, {P::Hi},
+                                        {P::Hi}, "-tf32", reason),
+                 reason);
+    for (const SpecializedTiling &t : specialized)
+      if (fits(t))
+        list.add(writePackedSpecialized(region, c, t, kTf32Element,
+                                        {P::Hi, P::Hi, P::Lo},
+                                        {P::Hi, P::Lo, P::Hi}, "-3xtf32",
+                                        reason),
+                 reason);
+    return;
+  }
+  // The producer copies both operands with cp.async where both are region
+  // inputs with whole 16-byte chunks; any other pair is packed first.
   bool bothAsync = layoutOf(c, true).async && layoutOf(c, false).async;
   for (const SpecializedTiling &t : specialized) {
-    if (!bothAsync || t.sharedBytes() > target.maxSharedBytesPerBlock ||
-        (t.stagedStores && !t.tileFits()))
+    if (!fits(t))
       continue;
-    list.add(writeSpecialized(region, c, t, reason), reason);
+    if (bothAsync)
+      list.add(writeRegionSpecialized(region, c, t, reason), reason);
+    else
+      list.add(writePackedSpecialized(region, c, t, halfElement(c),
+                                      {PackPart::Value}, {PackPart::Value},
+                                      "-packed", reason),
+               reason);
   }
+  // Then the kernels without a producer warpgroup, which load an operand
+  // through registers where they must: two warpgroups of 64 x 256 (128
+  // accumulators a thread) or 64 x 128 for products that fill the device,
+  // one of 64 x 128 for those that do not (four stages, 97 KiB: two blocks
+  // an SM).
+  SmallVector<WgmmaTiling> tilings = {{2, 256, 4}, {2, 128, 5}, {1, 128, 4}};
+  if (bigTiles < 2 * target.smCount)
+    std::reverse(tilings.begin(), tilings.end());
   for (const WgmmaTiling &t : tilings) {
     if (t.sharedBytes() > target.maxSharedBytesPerBlock)
       continue;
