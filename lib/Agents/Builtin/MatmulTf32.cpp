@@ -481,13 +481,14 @@ FailureOr<Variant> closeSplitK(const LinalgRegion &region, const Contraction &c,
                                int64_t sharedBytes, std::string src,
                                unsigned &counter, std::string &why) {
   int64_t elements = c.M * c.N;
-  src += tiles::mmaStoreLoop(t.mmaTiling(), c.M, c.N);
-  src += llvm::formatv("        reinterpret_cast<float *>(workspace)[((long "
-                       "long)blockIdx.z * {0}LL + m) * {1}LL + n] = "
-                       "acc[i][j][q];\n",
-                       c.M, c.N)
-             .str();
-  src += tiles::mmaStoreEnd().str() + "\n";
+  src += fragmentStores(t.mmaTiling(), c.M, c.N,
+                        llvm::formatv("        reinterpret_cast<float *>("
+                                      "workspace)[((long long)blockIdx.z * "
+                                      "{0}LL + m) * {1}LL + n] = "
+                                      "acc[i][j][q];\n",
+                                      c.M, c.N)
+                            .str()) +
+         "\n";
   src += kernelSignature(region, "finish", 256, true) + " {\n";
   std::string init =
       c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f";

@@ -312,8 +312,7 @@ FailureOr<std::string> writeFragmentStores(const LinalgRegion &region,
       writeEpilogue(region, c, "acc[i][j][q]", counter, why);
   if (failed(epilogue))
     return failure();
-  return tiles::mmaStoreLoop(store, c.M, c.N) + *epilogue +
-         tiles::mmaStoreEnd().str();
+  return fragmentStores(store, c.M, c.N, *epilogue);
 }
 
 /// A wgmma kernel as a variant: one block of `threads` per bm x bn tile of

@@ -30,9 +30,16 @@ FailureOr<Launch> cuda_agent::builtin::productLaunch(const ProductShape &p,
   return launch;
 }
 
+std::string cuda_agent::builtin::fragmentStores(const MmaTiling &t, int64_t M,
+                                               int64_t N, StringRef epilogue) {
+  return tiles::mmaStoreLoop(t, M, N) + epilogue.str() +
+         tiles::mmaStoreEnd().str();
+}
+
 namespace {
-/// The tail every tiling shares: `storeLoop`, the epilogue, `storeEnd`,
-/// then the variant `name` over the `bm` x `bn` tiles.
+/// The tail every tiling shares: the store loop `storeLoop`, the
+/// epilogue, `storeEnd`, then the variant `name` over the `bm` x `bn`
+/// tiles.
 FailureOr<Variant> close(const ProductShape &p, std::string src,
                          FailureOr<std::string> epilogue, StringRef storeLoop,
                          StringRef storeEnd, int bm, int bn, int threads,
@@ -46,6 +53,18 @@ FailureOr<Variant> close(const ProductShape &p, std::string src,
   if (failed(launch))
     return failure();
   return Variant{std::move(name), std::move(src), {*launch}};
+}
+
+/// close() for the tilings that end in the mma.sync store loop.
+FailureOr<Variant> closeFragments(const ProductShape &p, const MmaTiling &t,
+                                  std::string src,
+                                  FailureOr<std::string> epilogue,
+                                  int threads, int64_t sharedBytes,
+                                  std::string name, std::string &why) {
+  if (failed(epilogue))
+    return failure();
+  return close(p, std::move(src), fragmentStores(t, p.M, p.N, *epilogue), "",
+               "", t.bm, t.bn, threads, sharedBytes, std::move(name), why);
 }
 } // namespace
 
@@ -63,12 +82,11 @@ FailureOr<Variant> cuda_agent::builtin::closeProduct(
 FailureOr<Variant> cuda_agent::builtin::closeProduct(
     const ProductShape &p, const MmaTiling &t, std::string src,
     FailureOr<std::string> epilogue, std::string &why) {
-  return close(p, std::move(src), std::move(epilogue),
-               tiles::mmaStoreLoop(t, p.M, p.N), tiles::mmaStoreEnd(), t.bm,
-               t.bn, t.threads(), 0,
-               llvm::formatv("mma-{0}x{1}x{2}-w{3}x{4}", t.bm, t.bn, t.bk,
-                             t.warpsM, t.warpsN),
-               why);
+  return closeFragments(p, t, std::move(src), std::move(epilogue),
+                        t.threads(), 0,
+                        llvm::formatv("mma-{0}x{1}x{2}-w{3}x{4}", t.bm, t.bn,
+                                      t.bk, t.warpsM, t.warpsN),
+                        why);
 }
 
 std::string cuda_agent::builtin::tf32VariantName(const Tf32Tiling &t,
@@ -82,8 +100,7 @@ FailureOr<Variant> cuda_agent::builtin::closeProduct(
     const ProductShape &p, const Tf32Tiling &t, Tf32Split split,
     int64_t sharedBytes, std::string src, FailureOr<std::string> epilogue,
     std::string &why) {
-  return close(p, std::move(src), std::move(epilogue),
-               tiles::mmaStoreLoop(t.mmaTiling(), p.M, p.N),
-               tiles::mmaStoreEnd(), t.bm, t.bn, t.threads(), sharedBytes,
-               tf32VariantName(t, split), why);
+  return closeFragments(p, t.mmaTiling(), std::move(src), std::move(epilogue),
+                        t.threads(), sharedBytes, tf32VariantName(t, split),
+                        why);
 }

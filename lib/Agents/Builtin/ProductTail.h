@@ -29,6 +29,12 @@ FailureOr<Launch> productLaunch(const ProductShape &p, int bm, int bn,
                                 int threads, int64_t sharedBytes,
                                 std::string &why);
 
+/// The mma.sync (and TF32, wgmma) store loop over a thread's accumulators
+/// of tiling `t`, skipping elements past `M` x `N`, with `epilogue` (the
+/// statements at (m, n)) inside it: a kernel's last lines.
+std::string fragmentStores(const MmaTiling &t, int64_t M, int64_t N,
+                           StringRef epilogue);
+
 /// Closes the source `src` of a product kernel of tiling `t`: the store
 /// loop over its accumulators, `epilogue` in it (the statements at (m, n),
 /// or the failure to write them, its reason in `why`), and the variant
