@@ -889,11 +889,12 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
   std::string reason;
   // The warp-specialized kernels first: two consumer warpgroups of 64 x 256
   // (four 48 KiB stages), also storing from the fragments, or of 64 x 128
-  // (six 32 KiB stages); only the last for products that do not fill 132
-  // SMs twice.
+  // (six 32 KiB stages); only the last for products whose big tiles do not
+  // fill the SMs once (the 1024 x 8192 linear layer's 256 big tiles, two
+  // waves of 132, ran 1827 us on 128 x 128 tiles: docs/perf.md).
   SmallVector<SpecializedTiling> specialized = {
       {2, 256, 4}, {2, 256, 4, false}, {2, 128, 6}};
-  if (bigTiles < 2 * target.smCount)
+  if (bigTiles < target.smCount)
     specialized.erase(specialized.begin(), specialized.end() - 1);
   auto fits = [&](const SpecializedTiling &t) {
     return t.sharedBytes() <= target.maxSharedBytesPerBlock &&
