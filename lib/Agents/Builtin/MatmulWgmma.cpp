@@ -510,16 +510,16 @@ FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
   int chunk = element.chunk();
   std::string n = source.isA ? "A" : "B";
   std::string r0 = source.isA ? "m0" : "n0";
-  SmallVector<std::string> conds =
-      tiles::edgeConds(source.extent, rows, source.K, element.stepK());
-  auto copy = [&](StringRef dst, StringRef offset) {
-    std::string src = "src" + n + " + (" + offset.str() + ")";
-    if (conds.empty())
-      return "        ca_cp_async16(" + dst.str() + ", " + src + ", true);\n";
-    return "        const bool ok = " + join(conds, " && ") +
-           ";\n        ca_cp_async16(" + dst.str() + ", ok ? " + src + " : " +
-           source.any + ", ok);\n";
-  };
+  int copies = rows / 16;
+  int64_t steps = (source.K + element.stepK() - 1) / element.stepK();
+  // Which copies are in bounds: a copy's row (or column) is the same every
+  // step, so the rows are checked once, before the k loop (`rowOk`, a mask
+  // of the copies p or one flag); its k is past K only in the last step,
+  // which alone checks it (`kOk`).
+  bool rowEdge = source.extent % rows != 0;
+  bool kEdge = source.K % element.stepK() != 0;
+  std::string extent = std::to_string(source.extent) + "LL";
+  std::string rowOk, kOk, dst, offset;
   ProducerLoad load;
   if (source.kMajor) {
     // Thread tid copies chunk tid % 8 of rows tid / 8 + 16 p.
@@ -529,15 +529,17 @@ FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
         "    const unsigned dst{0} = rr{0} * 128 + ((kc{0} ^ (rr{0} & 7)) << "
         "4);\n",
         n, source.pointer, r0, source.strideRow, chunk);
-    load.step = "#pragma unroll\n      for (int p = 0; p < " +
-                std::to_string(rows / 16) + "; ++p) {\n";
-    if (!conds.empty())
-      load.step += llvm::formatv("        const long long r = {0} + rr{1} + p "
-                                 "* 16, k = k0 + kc{1} * {2};\n",
-                                 r0, n, chunk);
-    load.step += copy("sbase + " + tile.str() + " + dst" + n + " + p * 2048",
-                      "p * " + std::to_string(16 * source.strideRow) +
-                          "LL + k0");
+    if (rowEdge) {
+      load.setup += llvm::formatv(
+          "    unsigned rows{0} = 0;\n"
+          "    for (int p = 0; p < {1}; ++p)\n"
+          "      rows{0} |= (unsigned)({2} + rr{0} + p * 16 < {3}) << p;\n",
+          n, copies, r0, extent);
+      rowOk = "((rows" + n + " >> p) & 1u)";
+    }
+    kOk = llvm::formatv("k0 + kc{0} * {1} < {2}LL", n, chunk, source.K);
+    dst = "sbase + " + tile.str() + " + dst" + n + " + p * 2048";
+    offset = "p * " + std::to_string(16 * source.strideRow) + "LL + k0";
   } else {
     // Thread tid copies chunk tid % (rows / 8) of k rows
     // tid / (rows / 8) + (1024 / rows) p: the swizzle (k row % 8) is one
@@ -554,20 +556,38 @@ FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
         "    const unsigned even{0} = ((rc{0} & 7) ^ (kk{0} & 7)) << 4;\n"
         "    const unsigned odd{0} = ((rc{0} & 7) ^ ((kk{0} + 4) & 7)) << 4;\n",
         n, across, source.pointer, r0, source.strideK, kMnAtomBytes);
-    load.step = "#pragma unroll\n      for (int p = 0; p < " +
-                std::to_string(rows / 16) + "; ++p) {\n";
-    if (!conds.empty())
-      load.step += llvm::formatv("        const long long r = {0} + rc{1} * 8, "
-                                 "k = k0 + kk{1} + p * {2};\n",
-                                 r0, n, down);
-    load.step += copy("sbase + " + tile.str() + " + dst" + n + " + p * " +
-                          std::to_string(down * 128) + " + ((p * " +
-                          std::to_string(down) + ") & 4 ? odd" + n +
-                          " : even" + n + ")",
-                      "(k0 + p * " + std::to_string(down) + ") * " +
-                          std::to_string(source.strideK) + "LL");
+    if (rowEdge) {
+      load.setup += llvm::formatv(
+          "    const bool rows{0} = {1} + rc{0} * 8 < {2};\n", n, r0, extent);
+      rowOk = "rows" + n;
+    }
+    kOk = llvm::formatv("k0 + kk{0} + p * {1} < {2}LL", n, down, source.K);
+    dst = "sbase + " + tile.str() + " + dst" + n + " + p * " +
+          std::to_string(down * 128) + " + ((p * " + std::to_string(down) +
+          ") & 4 ? odd" + n + " : even" + n + ")";
+    offset = "(k0 + p * " + std::to_string(down) + ") * " +
+             std::to_string(source.strideK) + "LL";
   }
-  load.step += "      }\n";
+  // The copies of one step, each zero-filled where `ok` (a C condition, or
+  // always in bounds when empty) fails.
+  auto loop = [&](StringRef ok) {
+    std::string text = "#pragma unroll\n      for (int p = 0; p < " +
+                       std::to_string(copies) + "; ++p) {\n";
+    std::string src = "src" + n + " + (" + offset + ")";
+    if (ok.empty())
+      return text + "        ca_cp_async16(" + dst + ", " + src +
+             ", true);\n      }\n";
+    return text + "        const bool ok = " + ok.str() +
+           ";\n        ca_cp_async16(" + dst + ", ok ? " + src + " : " +
+           source.any + ", ok);\n      }\n";
+  };
+  if (!kEdge) {
+    load.step = loop(rowOk);
+    return load;
+  }
+  load.step = "      if (lt + 1 < " + std::to_string(steps) + ") {\n" +
+              loop(rowOk) + "      } else {\n" +
+              loop(rowOk.empty() ? kOk : rowOk + " && " + kOk) + "      }\n";
   return load;
 }
 

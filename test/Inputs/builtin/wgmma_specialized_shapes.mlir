@@ -2,7 +2,8 @@
 // warp-specialized wgmma kernels come in all three tilings: an f16 matmul
 // with B n-contiguous (MN-major) and f32 output, and a bf16 linear layer
 // (B k-contiguous, as torch-mlir's transposed weight reads) with a bias and
-// relu epilogue. K is short: only the kernel text is checked here.
+// relu epilogue; and a small f16 product with edges in all three
+// dimensions. K is short: only the kernel text is checked here.
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
@@ -37,4 +38,14 @@ func.func @bf16_linear_relu(%x: tensor<4096x192xbf16>, %w: tensor<4096x192xbf16>
     linalg.yield %z : f32
   } -> tensor<4096x4096xf32>
   return %y : tensor<4096x4096xf32>
+}
+
+// Edges everywhere: 200 rows (not 128's multiple), 296 columns, k = 136
+// (two steps of 64 and 8 more).
+func.func @f16_edges(%a: tensor<200x136xf16>, %b: tensor<136x296xf16>) -> tensor<200x296xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<200x296xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<200x296xf32>) -> tensor<200x296xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<200x136xf16>, tensor<136x296xf16>) outs(%acc : tensor<200x296xf32>) -> tensor<200x296xf32>
+  return %r : tensor<200x296xf32>
 }
