@@ -312,7 +312,7 @@ TEST_F(LaunchPlanTest, ValidPlans) {
   EXPECT_EQ(check(R"({"launches": [
                        {"kernel": "add_relu", "grid": [1], "block": [1]},
                        {"kernel": "add_relu", "grid": [8], "block": [1024]}],
-                     "workspace_bytes": 1073741824})"),
+                     "workspace_bytes": 4294967296})"),
             "");
 }
 
@@ -336,9 +336,9 @@ TEST_F(LaunchPlanTest, Workspace) {
   std::string plan = launch(R"("grid": [1], "block": [1])");
   plan.pop_back();
   EXPECT_CONTAINS(check(plan + R"(, "workspace_bytes": -1})"),
-                  "'workspace_bytes' = -1 is out of range [0, 1073741824]");
-  EXPECT_CONTAINS(check(plan + R"(, "workspace_bytes": 1073741825})"),
-                  "'workspace_bytes' = 1073741825 is out of range");
+                  "'workspace_bytes' = -1 is out of range [0, 4294967296]");
+  EXPECT_CONTAINS(check(plan + R"(, "workspace_bytes": 4294967297})"),
+                  "'workspace_bytes' = 4294967297 is out of range");
   EXPECT_CONTAINS(check(plan + R"(, "workspace_bytes": "4"})"),
                   "'workspace_bytes' must be an integer");
 }

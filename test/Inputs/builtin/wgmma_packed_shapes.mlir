@@ -3,7 +3,7 @@
 // bias and relu, rows of 100 floats (not a multiple of a 32-float step) and
 // 70 output columns; an f16 product with a B of 37 columns (rows that are
 // not whole 16-byte chunks) and a batched f32 product whose packed operands
-// would pass the plan's 1 GiB workspace.
+// would pass the plan's 4 GiB workspace (4.8 GB).
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
