@@ -64,6 +64,9 @@ constexpr const char *kWgmmaArch = "sm_90a";
 constexpr int kRowBytes = 128;
 /// Bytes of a 64 x 64 MN-major atom column (64 k rows of 64 elements).
 constexpr int kMnAtomBytes = kStepK * kRowBytes;
+/// The rows of tiles the blocks of the kernels on packed operands take at a
+/// time (grouped order: 8 x 128 rows against a wave's columns).
+constexpr int kTileGroupRows = 8;
 
 /// A warpgroup tile: BM = 64 rows per warpgroup, BN columns (one
 /// m64nBNk16 per warpgroup and k16 slice), `stages` shared-memory buffers.
@@ -430,12 +433,17 @@ FailureOr<Variant> writeWgmma(const LinalgRegion &region, const Contraction &c,
 /// Where the producer warpgroup copies one operand from: the operand's
 /// row 0, k 0 of the block's batch (`pointer`, a typed C pointer), its
 /// element strides, and the rows and reduced indices in bounds (copies past
-/// them are zero-filled, naming the valid address `any`).
+/// them are zero-filled, naming the valid address `any`). A `bulk` source
+/// (a packed operand) holds each of the block's steps whole, `stepBytes`
+/// apart from `pointer` (the block tile's first step, a byte pointer): one
+/// bulk copy a step.
 struct ProducerSource {
   bool isA, kMajor;
   std::string pointer, any;
   int64_t strideRow, strideK;
   int64_t extent, K;
+  bool bulk = false;
+  int64_t stepBytes = 0;
 };
 
 /// The source of a region input copied as it is (`layout.async`).
@@ -475,21 +483,22 @@ FailureOr<ProducerSource> regionSource(const Contraction &c,
 }
 
 /// The source of an operand the plan's pack kernel wrote (OperandPack.h):
-/// k-major rows of its parts, padded, so every copy is in bounds.
-ProducerSource packedSource(const OperandPack &pack, StringRef storage) {
+/// the block tile's steps, whole and swizzled, one after the other.
+ProducerSource packedSource(const OperandPack &pack, int elementBytes) {
   std::string pointer =
-      llvm::formatv("reinterpret_cast<const {0} *>(workspace + {1}LL) + "
-                    "(long long)blockIdx.z * {2}LL",
-                    storage, pack.offsetBytes, pack.rows * pack.rowElements())
+      llvm::formatv("workspace + {0}LL + (long long)blockIdx.z * {1}LL + "
+                    "(long long){2} * {3}LL",
+                    pack.offsetBytes,
+                    pack.rows * pack.rowElements() * elementBytes,
+                    pack.isA ? "tileM" : "tileN",
+                    pack.productSteps() * pack.tileStepBytes())
           .str();
-  return {pack.isA,
-          true,
-          pointer,
-          pointer,
-          pack.rowElements(),
-          1,
-          pack.rows,
-          pack.rowElements()};
+  ProducerSource source{pack.isA,        true,      pointer,
+                        pointer,          0,         0,
+                        pack.rows,        pack.rowElements()};
+  source.bulk = true;
+  source.stepBytes = pack.tileStepBytes();
+  return source;
 }
 
 /// The producer warpgroup's copies of one operand's tile, `rows` x one
@@ -648,6 +657,20 @@ __device__ __forceinline__ void ca_mbar_arrive_copies(unsigned bar) {
 )cuda";
 }
 
+/// The bulk-copy helpers of the kernels on packed operands: arrive on an
+/// mbarrier expecting `bytes` of copies, and one bulk copy of `bytes` global
+/// -> shared completing on an mbarrier.
+StringRef bulkCopyHelpers() {
+  return R"cuda(__device__ __forceinline__ void ca_mbar_expect(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void ca_bulk_copy(unsigned dst, const void *src, unsigned bytes, unsigned bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+               :: "r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
+}
+)cuda";
+}
+
 /// The warp-specialized kernel: warpgroup 0 copies each step's tiles into
 /// its stage with cp.async and lets the stage's full barrier complete when
 /// its copies land (cp.async.mbarrier.arrive.noinc, one arrival a producer
@@ -671,8 +694,10 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
   int consumerWarps = 4 * t.consumers;
   std::string name = kKernelName;
   WgmmaTiling shape{t.consumers, t.bn, t.stages};
+  bool bulk = sources[0].bulk && sources[1].bulk;
   std::string src = getPrelude().str() + "\n" + wgmmaHelpers().str() +
                     mbarrierHelpers().str() +
+                    (bulk ? bulkCopyHelpers().str() : std::string()) +
                     wgmmaFunction(shape, element, layouts[0], layouts[1]) +
                     "\n" +
                     kernelSignature(region, name, threads, workspace, 1) +
@@ -687,14 +712,35 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
              "ca_smem);\n"
              "  const unsigned sbase = (smem0 + 1023u) & ~1023u;\n"
              "  const unsigned full = sbase + {0}, empty = full + {1};\n"
-             "  const int tid = threadIdx.x, warp = tid / 32;\n"
-             "  const long long m0 = (long long)blockIdx.y * {2};\n"
-             "  const long long n0 = (long long)blockIdx.x * {3};\n",
-             t.stages * t.stageBytes(), 8 * t.stages, t.bm(), t.bn)
+             "  const int tid = threadIdx.x, warp = tid / 32;\n",
+             t.stages * t.stageBytes(), 8 * t.stages)
              .str();
+  if (bulk)
+    src += llvm::formatv(
+               "  // The block's tile: the blocks take the tiles of {2} rows "
+               "of tiles at a time,\n"
+               "  // column by column, so that a wave's blocks share their "
+               "steps of A and B in L2.\n"
+               "  const int ca_id = blockIdx.y * gridDim.x + blockIdx.x;\n"
+               "  const int ca_first = ca_id / ({2} * gridDim.x) * {2};\n"
+               "  const int ca_rows = min((int)gridDim.y - ca_first, {2});\n"
+               "  const int ca_in = ca_id % ({2} * gridDim.x);\n"
+               "  const int tileM = ca_first + ca_in % ca_rows, tileN = ca_in "
+               "/ ca_rows;\n"
+               "  const long long m0 = (long long)tileM * {0};\n"
+               "  const long long n0 = (long long)tileN * {1};\n",
+               t.bm(), t.bn, kTileGroupRows)
+               .str();
+  else
+    src += llvm::formatv("  const long long m0 = (long long)blockIdx.y * {0};\n"
+                         "  const long long n0 = (long long)blockIdx.x * {1};\n",
+                         t.bm(), t.bn)
+               .str();
   src += c.batchIndices();
   std::string setup, copies;
   for (const ProducerSource &source : sources) {
+    if (bulk)
+      break;
     FailureOr<ProducerLoad> load =
         writeProducerLoad(source, element, source.isA ? t.bm() : t.bn,
                           source.isA ? "oa" : "ob", why);
@@ -706,7 +752,7 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
   src += llvm::formatv(
              "  if (tid == 0) {{\n"
              "    for (int s = 0; s < {0}; ++s) {{\n"
-             "      ca_mbar_init(full + s * 8, 128);\n"
+             "      ca_mbar_init(full + s * 8, {3});\n"
              "      ca_mbar_init(empty + s * 8, {1});\n"
              "    }\n"
              "  }\n"
@@ -716,26 +762,53 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
              "{0} once the\n"
              "    // consumers released the step {0} before.\n"
              "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 {2};\\n\");\n",
-             t.stages, consumerWarps, SpecializedTiling::kProducerRegs)
+             t.stages, consumerWarps, SpecializedTiling::kProducerRegs,
+             bulk ? 1 : 128)
              .str();
-  src += setup;
+  if (bulk)
+    src += llvm::formatv(
+               "    // Each step of each operand is one bulk copy, issued by "
+               "one thread; the\n"
+               "    // full barrier completes when their bytes have landed.\n"
+               "    if (tid == 0) {{\n"
+               "      for (int lt = 0; lt < {0}; ++lt) {{\n"
+               "        const int s = lt % {1};\n"
+               "        if (lt >= {1})\n"
+               "          ca_mbar_wait(empty + s * 8, ((lt / {1}) - 1) & 1);\n"
+               "        const unsigned oa = s * {2}, ob = oa + {3};\n"
+               "        ca_mbar_expect(full + s * 8, {4});\n"
+               "        ca_bulk_copy(sbase + oa, {5} + (long long)lt * {6}, "
+               "{6}, full + s * 8);\n"
+               "        ca_bulk_copy(sbase + ob, {7} + (long long)lt * {8}, "
+               "{8}, full + s * 8);\n"
+               "      }\n"
+               "    }\n"
+               "    return;\n"
+               "  }\n",
+               steps, t.stages, t.stageBytes(), t.bm() * kRowBytes,
+               sources[0].stepBytes + sources[1].stepBytes,
+               sources[0].pointer, sources[0].stepBytes, sources[1].pointer,
+               sources[1].stepBytes)
+               .str();
+  if (!bulk)
+    src += setup +
+           llvm::formatv(
+               "    for (int lt = 0; lt < {0}; ++lt) {{\n"
+               "      const int s = lt % {1};\n"
+               "      if (lt >= {1})\n"
+               "        ca_mbar_wait(empty + s * 8, ((lt / {1}) - 1) & 1);\n"
+               "      const long long k0 = (long long)lt * {2};\n"
+               "      const unsigned oa = s * {3}, ob = oa + {4};\n",
+               steps, t.stages, element.stepK(), t.stageBytes(),
+               t.bm() * kRowBytes)
+               .str() +
+           copies +
+           "      ca_mbar_arrive_copies(full + s * 8);\n"
+           "    }\n"
+           "    asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\");\n"
+           "    return;\n"
+           "  }\n";
   src += llvm::formatv(
-             "    for (int lt = 0; lt < {0}; ++lt) {{\n"
-             "      const int s = lt % {1};\n"
-             "      if (lt >= {1})\n"
-             "        ca_mbar_wait(empty + s * 8, ((lt / {1}) - 1) & 1);\n"
-             "      const long long k0 = (long long)lt * {2};\n"
-             "      const unsigned oa = s * {3}, ob = oa + {4};\n",
-             steps, t.stages, element.stepK(), t.stageBytes(),
-             t.bm() * kRowBytes)
-             .str();
-  src += copies;
-  src += llvm::formatv(
-             "      ca_mbar_arrive_copies(full + s * 8);\n"
-             "    }\n"
-             "    asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\");\n"
-             "    return;\n"
-             "  }\n"
              "  // A consumer warpgroup: 64 rows of the block's {0}.\n"
              "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 {1};\\n\");\n"
              "  const int lane = tid % 32, wg = warp / 4 - 1, g = lane / 4, "
@@ -867,11 +940,10 @@ FailureOr<Variant> writePackedSpecialized(const LinalgRegion &region,
               .str();
     return failure();
   }
-  std::string storage = element.isTf32() ? "float" : getCType(elementOf(c.a))->storage;
-  FailureOr<Variant> variant =
-      writeSpecialized(region, c, t, element,
-                       {packedSource(a, storage), packedSource(b, storage)},
-                       label, true, why);
+  FailureOr<Variant> variant = writeSpecialized(
+      region, c, t, element,
+      {packedSource(a, element.bytes), packedSource(b, element.bytes)}, label,
+      true, why);
   if (failed(variant))
     return failure();
   std::string kernels = getPackHelpers().str();

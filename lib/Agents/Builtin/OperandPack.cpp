@@ -32,6 +32,7 @@ OperandPack cuda_agent::builtin::planPack(const Contraction &c, bool isA,
                      (extent + rowTile - 1) / rowTile * rowTile,
                      (c.K + sliceK - 1) / sliceK,
                      sliceK,
+                     rowTile,
                      SmallVector<PackPart>(parts),
                      offsetBytes};
 }
@@ -76,20 +77,28 @@ FailureOr<std::string> cuda_agent::builtin::writePackKernel(
   src += tiles::loadLoop(kPackRows, pack.sliceK, kPackThreads, kFast, "r0",
                          conds, *body + "        x = " + value + ";\n",
                          "      tile[rr][kk] = x;\n");
-  int64_t row = pack.rowElements();
+  int64_t parts = pack.parts.size();
+  int chunk = pack.sliceK / 8;
   src += llvm::formatv(
              "  __syncthreads();\n"
              "  {0} *const dst = reinterpret_cast<{0} *>(workspace + {1}LL) +\n"
-             "      ((long long)blockIdx.z * {2}LL + r0) * {3}LL + "
-             "(long long)blockIdx.x * {4};\n"
+             "      (long long)blockIdx.z * {2}LL;\n"
+             "  // The block's rows lie in one {3}-row tile of the product: "
+             "its slices are the\n"
+             "  // product's steps blockIdx.x * {4} + part.\n"
+             "  const long long t = r0 / {3};\n"
+             "  const int rt0 = (int)(r0 % {3});\n"
              "#pragma unroll\n"
              "  for (int p = 0; p < {5}; ++p) {{\n"
              "    const int e = tid + p * {6}, rr = e / {7}, kk = e % {7};\n"
+             "    const int rt = rt0 + rr;\n"
+             "    // 16-byte chunk kk / {8} of the row's 128 bytes, swizzled as "
+             "wgmma reads it.\n"
+             "    const int at = (((kk / {8}) ^ (rt & 7)) * {8}) + kk % {8};\n"
              "    const float x = tile[rr][kk];\n",
-             storage, pack.offsetBytes, pack.rows, row,
-             pack.parts.size() * pack.sliceK,
-             kPackRows * pack.sliceK / kPackThreads, kPackThreads,
-             pack.sliceK)
+             storage, pack.offsetBytes, pack.rows * pack.rowElements(),
+             pack.tileRows, parts, kPackRows * pack.sliceK / kPackThreads,
+             kPackThreads, pack.sliceK, chunk)
              .str();
   if (tf32)
     src += "    const float hi = __uint_as_float(ca_pack_tf32(x));\n"
@@ -98,8 +107,10 @@ FailureOr<std::string> cuda_agent::builtin::writePackKernel(
     std::string v = part == PackPart::Value ? storeAs(type, "x")
                     : part == PackPart::Hi  ? "hi"
                                             : "lo";
-    src += llvm::formatv("    dst[rr * {0}LL + {1} + kk] = {2};\n", row,
-                         i * pack.sliceK, v)
+    src += llvm::formatv("    dst[((t * {0}LL + (long long)blockIdx.x * {1} + "
+                         "{2}) * {3} + rt) * {4} + at] = {5};\n",
+                         pack.productSteps(), parts, i, pack.tileRows,
+                         pack.sliceK, v)
                .str();
   }
   return src + "  }\n}\n";

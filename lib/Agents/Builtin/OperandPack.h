@@ -6,9 +6,13 @@
 // whole number of 16-byte chunks cannot be copied 16 bytes at a time. A pack
 // kernel, the first launches of such a product's plan, writes each operand
 // into the plan's workspace in the layout the product kernel copies at full
-// speed: per batch, its rows (padded with zeros to a whole number of tiles)
-// k-major, each row cut into 128-byte slices of k (zero past K), every slice
-// written as one or more parts in a fixed order. With A's slices as
+// speed: per batch, its rows (padded with zeros to a whole number of the
+// product's tiles) k-major, each row cut into 128-byte slices of k (zero past
+// K), every slice written as one or more parts in a fixed order; the parts
+// are the product's steps. Each tile's step is stored whole, as the product
+// kernel's shared memory holds it (its rows of 128 bytes, 16-byte chunk c of
+// row r at c ^ (r % 8): wgmma's 128-byte swizzle), the steps of a tile one
+// after the other, so one bulk copy (cp.async.bulk) fills a stage. With A's slices as
 // (hi, hi, lo) and B's as (hi, lo, hi), a plain TF32 product over the packed
 // rows is hi*hi + hi*lo + lo*hi: the 3xTF32 product, as accurate as f32.
 // The pack reads the operand through the region's producers, in any layout,
@@ -31,14 +35,19 @@ enum class PackPart {
 };
 
 /// Operand A (`isA`) or B of a contraction as packed: `rows` rows per batch
-/// (the operand's rows padded), each `steps` slices of `sliceK` elements
-/// (128 bytes) written as `parts`, at `offsetBytes` into the workspace.
+/// (the operand's rows padded to `tileRows`, the product's tile), each
+/// `steps` slices of `sliceK` elements (128 bytes) written as `parts`, at
+/// `offsetBytes` into the workspace.
 struct OperandPack {
   bool isA;
   int64_t rows, steps;
-  int sliceK;
+  int sliceK, tileRows;
   SmallVector<PackPart> parts;
   int64_t offsetBytes = 0;
+  /// The product's k steps: every part of every slice.
+  int64_t productSteps() const { return int64_t(parts.size()) * steps; }
+  /// Bytes of one tile's step: what one bulk copy moves.
+  int64_t tileStepBytes() const { return int64_t(tileRows) * 128; }
   /// Elements of one packed row: the product's reduction as it reads it.
   int64_t rowElements() const {
     return int64_t(parts.size()) * steps * sliceK;
