@@ -1,0 +1,45 @@
+//===- SplitReduction.h - Outer reductions in two launches ------*- C++ -*-===//
+//
+// A reduction over outer dimensions with few outputs (a vector times a
+// row-major matrix, a sum over dim 0) gives a thread per output too few
+// threads to keep the memory busy: the split kernels cut the outermost
+// reduced dimension into slices, each block a slice of a group of
+// consecutive outputs, and add the slices' partials in a second launch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_AGENTS_BUILTIN_SPLITREDUCTION_H
+#define CUDA_AGENT_AGENTS_BUILTIN_SPLITREDUCTION_H
+
+#include "Strategy.h"
+
+namespace mlir::cuda_agent::builtin {
+
+/// How a split kernel covers its outputs and its outermost reduced
+/// dimension.
+struct SplitShape {
+  /// Consecutive outputs per block: a row of them is `columns / vector`
+  /// threads, the block's other threads the next rows.
+  int columns;
+  /// Rows in flight per thread, each into its own accumulators.
+  int unroll;
+  /// Blocks per SM the slices aim for: the slices are as many as fill
+  /// `blocksPerSm` x the SMs with blocks (at least 2, else no variant).
+  int blocksPerSm;
+};
+
+/// The split variant of `shape` for `region`'s single reduction into a
+/// filled output, with its elementwise epilogue: launch `partial` sums a
+/// block's slice of rows into the workspace ([slices][outputs]), launch
+/// `finish` adds the slices in order to the init and writes the outputs.
+/// Fails (with `why`) where the outputs' rows are not whole 16-byte
+/// vectors, no input is read a vector of consecutive outputs at a time, or
+/// the outputs already fill the SMs.
+FailureOr<Variant> writeSplitReduction(const LinalgRegion &region,
+                                       const GpuTarget &target,
+                                       const SplitShape &shape,
+                                       std::string &why);
+
+} // namespace mlir::cuda_agent::builtin
+
+#endif // CUDA_AGENT_AGENTS_BUILTIN_SPLITREDUCTION_H

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Runs the builtin agent's split reduction candidates on the CPU and
+compares them with a double-precision reference.
+
+    emulate_split.py CLANG JOBS_DIR
+
+For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
+reductions of Inputs/builtin/split_reduction.mlir), each `split-*`
+candidate's kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h
+(threads as std::threads, a block at a time; the read-once vector load a
+plain one) and its plan's launches run in order over a workspace that is NaN
+until written. Prints one line per candidate; exits 1 when one is off by
+more than 1e-4 (relative to the largest reference value) or when no
+candidate was run.
+"""
+import json
+import math
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def vecmat_odd(x, w):
+    return [sum(x[k] * w[k * 200 + n] for k in range(300)) for n in range(200)]
+
+
+def sum_dim0_bias_relu(a, b):
+    return [max(0.0, 0.5 * sum(a[k * 72 + n] for k in range(517)) + b[n]) for n in range(72)]
+
+
+def sum_dims01(a):
+    return [sum(a[(i * 3 + j) * 36 + n] for i in range(130) for j in range(3)) for n in range(36)]
+
+
+def max_dim0(a):
+    return [max(a[k * 64 + n] for k in range(300)) for n in range(64)]
+
+
+# function: (input sizes, output size, reference)
+CASES = {
+    "vecmat_odd": ([300, 300 * 200], 200, vecmat_odd),
+    "sum_dim0_bias_relu": ([517 * 72, 72], 72, sum_dim0_bias_relu),
+    "sum_dims01": ([130 * 3 * 36], 36, sum_dims01),
+    "max_dim0": ([300 * 64], 64, max_dim0),
+}
+# The read-once load's PTX, replaced by a plain read.
+STREAM = re.compile(r"(ca_load_stream\(const ca_vec<T, N> \*p\) \{\n).*?\n\}\n", re.S)
+
+MAIN = """
+#include <cstdio>
+int main() {
+  std::FILE *f = std::fopen("%(inputs)s", "rb");
+%(reads)s  std::fclose(f);
+  std::vector<float> out(%(out)d, -1.0f);
+  std::vector<float> workspace(%(workspace)d / 4, std::nanf(""));
+  unsigned char *ws = reinterpret_cast<unsigned char *>(workspace.data());
+%(launches)s  f = std::fopen("%(outputs)s", "wb");
+  std::fwrite(out.data(), 4, out.size(), f);
+  std::fclose(f);
+  return 0;
+}
+"""
+
+
+def run(clang, jobs_dir, job, cand, work):
+    sizes, out_size, reference = CASES[job["function"]]
+    rng = random.Random(7)
+    # f32 values, so that the reference reads what the kernel reads.
+    inputs = [list(struct.unpack(f"{n}f", struct.pack(f"{n}f", *(rng.uniform(-1, 1) for _ in range(n)))))
+              for n in sizes]
+    ref = reference(*inputs)
+    bundle = os.path.join(jobs_dir, cand["bundle"])
+    source = open(os.path.join(bundle, "kernel.cu")).read()
+    source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
+    source = STREAM.sub(lambda m: m.group(1) + "  return *p;\n}\n", source)
+    plan = json.load(open(os.path.join(bundle, "plan.json")))
+    args = ", ".join([f"in{i}.data()" for i in range(len(sizes))] + ["out.data()", "ws"])
+    reads = "".join(f"  std::vector<float> in{i}({n});\n  std::fread(in{i}.data(), 4, {n}, f);\n"
+                    for i, n in enumerate(sizes))
+    launches = "".join(
+        "  launch(%d, %d, %d, %d, [&] { %s(%s); });\n"
+        % (*l["grid"], l["block"][0], l["kernel"], args) for l in plan["launches"])
+    paths = {name: os.path.join(work, name) for name in ("kernel.cpp", "inputs.bin", "outputs.bin", "run")}
+    with open(paths["inputs.bin"], "wb") as f:
+        for values in inputs:
+            f.write(struct.pack(f"{len(values)}f", *values))
+    with open(paths["kernel.cpp"], "w") as f:
+        f.write('#include "cuda_on_cpu.h"\n' + source + MAIN % {
+            "inputs": paths["inputs.bin"], "outputs": paths["outputs.bin"], "reads": reads,
+            "out": out_size, "workspace": plan.get("workspace_bytes", 0), "launches": launches})
+    built = subprocess.run([clang, "-x", "c++", "-std=c++20", "-O1", "-w", "-I", HERE, paths["kernel.cpp"],
+                            "-o", paths["run"], "-lstdc++", "-lm", "-pthread"], capture_output=True, text=True)
+    if built.returncode != 0:
+        return None, built.stderr[-2000:]
+    subprocess.run([paths["run"]], check=True)
+    data = open(paths["outputs.bin"], "rb").read()
+    out = struct.unpack(f"{out_size}f", data)
+    scale = max(1.0, max(abs(r) for r in ref))
+    err = 0.0
+    for got, want in zip(out, ref):
+        d = abs(got - want) / scale
+        if not d <= err:  # a NaN (an unwritten slice) too
+            err = d if not math.isnan(d) else math.inf
+    return err, None
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    clang, jobs_dir = sys.argv[1:]
+    ok, seen = True, 0
+    with tempfile.TemporaryDirectory() as work:
+        for job in json.load(open(os.path.join(jobs_dir, "jobs.json")))["jobs"]:
+            if job["function"] not in CASES:
+                continue
+            for cand in job["candidates"]:
+                if not cand["name"].startswith("split-"):
+                    continue
+                seen += 1
+                err, log = run(clang, jobs_dir, job, cand, work)
+                if err is None:
+                    print(f"FAIL {job['function']} {cand['name']}: does not build\n{log}")
+                    ok = False
+                    continue
+                good = err <= 1e-4
+                ok = ok and good
+                print(f"{'ok  ' if good else 'FAIL'} {job['function']} {cand['name']} max_rel_err {err:.2g}")
+    if seen == 0:
+        print("no split candidates of the cases")
+        return 1
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
