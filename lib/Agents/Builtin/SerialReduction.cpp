@@ -10,12 +10,15 @@
 // outermost reduced dimension, and the slices' partials are combined in
 // order through shared memory: `slices` times the loads in flight. Wide,
 // each thread sums `width` outputs 32 apart, so each warp load covers 32 x
-// `width` consecutive elements of a row.
+// `width` consecutive elements of a row. Ahead of them, where the outputs
+// are too few to fill the SMs (a vecmat, a sum over dim 0), the split
+// kernels of SplitReduction.cpp, which also take an elementwise epilogue.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ElementEvaluator.h"
 #include "KernelText.h"
+#include "SplitReduction.h"
 #include "Strategy.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -283,6 +286,22 @@ public:
   void addVariants(const LinalgRegion &region, const GpuTarget &target,
                    Precision, VariantList &list) const override {
     std::string reason;
+    // Over outer dimensions with few outputs: the split kernels first
+    // (SplitReduction.cpp), where the outputs alone do not fill the SMs.
+    // On the H200 at 1x8192 @ 8192x8192 (docs/perf.md): 128 outputs x 8
+    // slices and 4 rows in flight 73.8 us, 8 rows 75.3, 16 slices 75.1,
+    // 33 slices 76.7, 256 outputs x 33 slices 76.5, 512 x 66 78.0 (the
+    // sliced kernel 86.0, torch 74.2); the sum over dim 0 of 8192x8192
+    // 75.0, 73.8, 74.6.
+    std::string splitWhy;
+    for (SplitShape shape : {SplitShape{128, 4, 4}, SplitShape{128, 8, 4},
+                             SplitShape{128, 4, 8}})
+      if (FailureOr<Variant> v =
+              writeSplitReduction(region, target, shape, splitWhy);
+          succeeded(v) && llvm::none_of(list.variants, [&](const Variant &w) {
+            return w.name == v->name;
+          }))
+        list.variants.push_back(std::move(*v));
     // Over a middle dimension: the sliced forms first (when they apply),
     // the wide ones where their blocks still fill the SMs. On the H200 at
     // 128 x 4096 x 4095 (docs/perf.md): 8 slices x 16 elements 2080 us, 4 x
