@@ -695,6 +695,10 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
   std::string name = kKernelName;
   WgmmaTiling shape{t.consumers, t.bn, t.stages};
   bool bulk = sources[0].bulk && sources[1].bulk;
+  // Grouped order (kTileGroupRows) for the kernels on packed operands
+  // alone: on the 16-bit kernels reading the region's operands it changed
+  // nothing measurable (docs/perf.md).
+  bool groupedOrder = bulk;
   std::string src = getPrelude().str() + "\n" + wgmmaHelpers().str() +
                     mbarrierHelpers().str() +
                     (bulk ? bulkCopyHelpers().str() : std::string()) +
@@ -715,7 +719,7 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
              "  const int tid = threadIdx.x, warp = tid / 32;\n",
              t.stages * t.stageBytes(), 8 * t.stages)
              .str();
-  if (bulk)
+  if (groupedOrder)
     src += llvm::formatv(
                "  // The block's tile: the blocks take the tiles of {2} rows "
                "of tiles at a time,\n"
