@@ -632,6 +632,108 @@ FailureOr<Tf32TileLoader> convRowRunLoader(const ConvProduct &c,
   return loader;
 }
 
+/// Whether the im2col matrix of the input `arg` (read as it is, no pad)
+/// is separable: its offset at row m and reduced index k is rowPart(m) +
+/// tapPart(k), each index of the input map a sum of constant multiples of
+/// loop dimensions without a constant term (out * stride + tap *
+/// dilation), the input under 2^31 elements (a tap's offset is an int).
+bool hasSeparableIm2col(const ConvProduct &c, BlockArgument arg) {
+  if (product(shapeOf(arg)) >= (1LL << 31))
+    return false;
+  MLIRContext *ctx = arg.getContext();
+  SmallVector<AffineExpr> zeros(c.mapIn.getNumDims(),
+                                getAffineConstantExpr(0, ctx));
+  for (AffineExpr e : c.mapIn.getResults()) {
+    if (!e.isPureAffine())
+      return false;
+    bool linear = true;
+    e.walk([&](AffineExpr sub) {
+      linear &= sub.getKind() == AffineExprKind::Add ||
+                sub.getKind() == AffineExprKind::Mul ||
+                isa<AffineDimExpr, AffineConstantExpr>(sub);
+    });
+    auto at0 = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(e.replaceDims(zeros), c.mapIn.getNumDims(), 0));
+    if (!linear || !at0 || at0.getValue() != 0)
+      return false;
+  }
+  return true;
+}
+
+/// The input's offset at the loop indices of the rows (`m` set, the
+/// reduced ones 0) or of the reduced index (`k` set, the rows 0), as
+/// statements splitting it appended to `body` and the expression.
+FailureOr<std::string> im2colPart(const ConvProduct &c, BlockArgument arg,
+                                  StringRef m, StringRef k, std::string &body,
+                                  std::string &why) {
+  SmallVector<std::string> loop;
+  body += splitLoops(c, m, "", k, loop);
+  FailureOr<SmallVector<std::string>> idx = renderMap(c.mapIn, loop, why);
+  if (failed(idx))
+    return failure();
+  return linearize(*idx, shapeOf(arg));
+}
+
+/// The TF32 loader of an unpadded NCHW input whose im2col offsets are
+/// separable (hasSeparableIm2col): a block first writes the offset of
+/// every reduced index of the reduction (each channel and tap; -1 past K)
+/// into a shared table, and each thread the offset of its tile row (the
+/// loader's copies give a thread one row when the block's threads are a
+/// multiple of the tile's rows); a copy then adds the two, one table read
+/// and one 4-byte cp.async per element instead of splitting the row and
+/// the reduced index into the loop indices at every copy. The statements
+/// before the mainloop go into `prologue`.
+FailureOr<Tf32TileLoader> convTapsLoader(const ConvProduct &c,
+                                         const Tf32Tiling &t,
+                                         BlockArgument arg,
+                                         std::string &prologue,
+                                         std::string &why) {
+  int threads = t.threads();
+  int64_t kPad = (c.K + t.bk - 1) / t.bk * t.bk;
+  std::string rowBody, tapBody;
+  FailureOr<std::string> row =
+      im2colPart(c, arg, "r", "", rowBody, why);
+  FailureOr<std::string> tap = im2colPart(c, arg, "", "k", tapBody, why);
+  if (failed(row) || failed(tap))
+    return failure();
+  bool rowsWhole = c.M % t.bm == 0;
+  prologue += llvm::formatv(
+      "  // The input's offset of each reduced index (-1 past K) and of this\n"
+      "  // thread's tile row.\n"
+      "  __shared__ int ca_taps[{0}];\n"
+      "  long long aRow;\n"
+      "  bool aRowIn;\n"
+      "  {{\n"
+      "    const long long r = m0 + threadIdx.x % {1};\n",
+      kPad, t.bm);
+  prologue += rowBody + "    aRow = " + *row + ";\n" + "    aRowIn = " +
+              (rowsWhole ? std::string("true")
+                         : "r < " + std::to_string(c.M) + "LL") +
+              ";\n  }\n";
+  prologue += llvm::formatv("  for (int k = threadIdx.x; k < {0}; k += {1}) "
+                            "{{\n",
+                            kPad, threads);
+  prologue += tapBody + "    ca_taps[k] = k < " + std::to_string(c.K) +
+              " ? (int)(" + *tap + ") : -1;\n  }\n  __syncthreads();\n";
+  Tf32TileLoader loader;
+  loader.kMajor = false;
+  int ld = tf32TileStride(t, /*isA=*/true, /*kMajor=*/false);
+  std::string base = "in" + std::to_string(arg.getArgNumber());
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string text = tf32ChunkLoop(t.bm * t.bk, threads);
+    text += llvm::formatv(
+        "          const int kk = e / {0};\n"
+        "          const int tap = ca_taps[(int)({1}) + kk];\n"
+        "          const bool full = tap >= 0{2};\n"
+        "          ca_cp_async4({3} + kk * {4} + threadIdx.x % {0}, full ? "
+        "{5} + aRow + tap : {5}, full);\n"
+        "        }\n",
+        t.bm, k0, rowsWhole ? "" : " && aRowIn", tile, ld, base);
+    return text;
+  };
+  return loader;
+}
+
 /// The TF32 mainloop's loader of the input (`isA`: the im2col matrix, each
 /// element at out * stride + tap * dilation) or the filter, filled along
 /// the operand's innermost index (fillsAlongK), zeros past M, N and K: a
@@ -719,10 +821,13 @@ FailureOr<Tf32TileLoader> convTf32Loader(const LinalgRegion &region,
 /// accumulator before the only store.
 FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
                                  const ConvProduct &c, const Tf32Tiling &t,
-                                 Tf32Split split, std::string &why) {
+                                 Tf32Split split, std::string &why,
+                                 BlockArgument taps = {}) {
   unsigned counter = 0;
+  std::string prologue;
   FailureOr<Tf32TileLoader> a =
-      convTf32Loader(region, c, t, /*isA=*/true, counter, why);
+      taps ? convTapsLoader(c, t, taps, prologue, why)
+           : convTf32Loader(region, c, t, /*isA=*/true, counter, why);
   if (failed(a))
     return failure();
   FailureOr<Tf32TileLoader> b =
@@ -735,11 +840,29 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
                        "  const long long n0 = (long long)blockIdx.x * {1};\n",
                        t.bm, t.bn)
              .str();
+  src += prologue;
   src += writeTf32Mainloop(t, *a, *b, c.K, accumulatorInit(region, c), split);
-  return closeProduct(
+  FailureOr<Variant> variant = closeProduct(
       {"conv", c.M, c.N}, t, split, tf32SharedBytes(t, a->kMajor, b->kMajor),
       std::move(src),
       writeConvEpilogue(region, c, "acc[i][j][q]", counter, why), why);
+  if (succeeded(variant) && taps)
+    variant->name = "taps-" + variant->name;
+  return variant;
+}
+
+/// The region input whose im2col tiles convTapsLoader can copy, or null:
+/// an unpadded NCHW input (its tile rows contiguous, not k) with separable
+/// offsets, outside rowRunDim's row copies at tiling `t`, the block's
+/// threads a multiple of the tile's rows.
+BlockArgument tapsInput(const LinalgRegion &region, const ConvProduct &c,
+                        const Tf32Tiling &t) {
+  auto arg = dyn_cast<BlockArgument>(c.input);
+  if (!arg || region.pads.count(c.input) || fillsAlongK(c, /*isA=*/true) ||
+      t.threads() % t.bm != 0 || rowRunDim(c, t.bm, arg) ||
+      !hasSeparableIm2col(c, arg))
+    return {};
+  return arg;
 }
 
 /// Convolutions: the tensor-core kernels for f16/bf16 operands or for f32
@@ -782,6 +905,18 @@ public:
                                  {128, 64, 16, 4, 4, 2},
                                  {64, 64, 16, 4, 2, 2}},
                                 few);
+      // The separable im2col's table loader first (an unpadded NCHW input
+      // that the row copies do not take), a 96-column tile too where the
+      // output channels are a multiple of 96 and not of 128 (AlexNet's
+      // first layer: 128-column tiles would compute a quarter of zeros).
+      SmallVector<Tf32Tiling> tapTilings;
+      if (c->N % 96 == 0 && c->N % 128 != 0)
+        tapTilings.push_back({128, 96, 16, 3, 4, 2});
+      tapTilings.append(tilings);
+      for (const Tf32Tiling &t : tapTilings)
+        if (BlockArgument arg = tapsInput(region, *c, t))
+          list.add(writeConvTf32(region, *c, t, Tf32Split::Three, reason, arg),
+                   reason);
       if (precision == Precision::Tf32)
         for (const Tf32Tiling &t : ArrayRef(tilings).take_front(2))
           list.add(writeConvTf32(region, *c, t, Tf32Split::One, reason),
