@@ -851,6 +851,176 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
   return variant;
 }
 
+/// The most workspace a packed convolution takes (its filter and one chunk
+/// of im2col rows); larger ones pack and multiply the rows chunk by chunk.
+constexpr int64_t kPackedBytes = int64_t(512) << 20;
+
+/// A packed operand's rows (the input's im2col rows, or the filter's
+/// columns) in the workspace: `rows` rows from `first`, `kp` floats each (K
+/// padded to whole steps), zeros past the operand's `extent` rows and K.
+/// The statements of the pack kernel's thread `e` (a quad of floats, `e` a
+/// long long in scope, minus `skip` quads of the operands before it) at
+/// float `at` of the workspace.
+FailureOr<std::string> writePackRows(const LinalgRegion &region,
+                                     const ConvProduct &c, bool isA,
+                                     int64_t first, int64_t rows, int64_t kp,
+                                     int64_t at, int64_t skip,
+                                     unsigned &counter, std::string &why) {
+  std::string body;
+  FailureOr<SmallVector<std::string>> index =
+      tileElementIndex(c, isA, body, why);
+  if (failed(index))
+    return failure();
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
+    return eval.loadAt(i, at);
+  };
+  FailureOr<std::string> value = eval.valueAt(isA ? c.input : c.filter,
+                                              *index, why);
+  if (failed(value))
+    return failure();
+  int64_t quads = kp / 4;
+  std::string text = llvm::formatv(
+      "  if (e >= {0}LL && e < {1}LL) {{\n"
+      "    const long long line = (e - {0}LL) / {2}, k4 = (e - {0}LL) % {2} "
+      "* 4;\n"
+      "    const long long r = {3}LL + line;\n"
+      "    float v[4];\n"
+      "#pragma unroll\n"
+      "    for (int q = 0; q < 4; ++q) {{\n"
+      "      const long long k = k4 + q;\n"
+      "      float x = 0.0f;\n"
+      "      if (r < {4}LL && k < {5}LL) {{\n",
+      skip, skip + rows * quads, quads, first, isA ? c.M : c.N, c.K);
+  text += body + "        x = " + *value + ";\n      }\n      v[q] = x;\n    }\n";
+  text += llvm::formatv("    *reinterpret_cast<float4 *>(reinterpret_cast<float "
+                        "*>(workspace) + {0}LL + line * {1} + k4) = "
+                        "make_float4(v[0], v[1], v[2], v[3]);\n  }\n",
+                        at, kp);
+  return text;
+}
+
+/// The loader of a packed operand (writePackRows): 16-byte cp.async copies
+/// of the tile's rows from the workspace at float `at` plus `row` rows
+/// (a C expression), no bounds.
+Tf32TileLoader packedLoader(const Tf32Tiling &t, bool isA, int64_t kp,
+                            int64_t at, std::string row) {
+  Tf32TileLoader loader;
+  loader.kMajor = true;
+  int rows = isA ? t.bm : t.bn, threads = t.threads();
+  int ld = tf32TileStride(t, isA, /*kMajor=*/true);
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string text = tf32ChunkLoop(rows * t.bk / 4, threads);
+    text += llvm::formatv(
+        "          const int rr = e / {0}, kk = (e % {0}) * 4;\n"
+        "          ca_cp_async16({1} + rr * {2} + kk, reinterpret_cast<const "
+        "float *>(workspace) + {3}LL + ({4} + rr) * {5}LL + {6} + kk, "
+        "true);\n"
+        "        }\n",
+        t.bk / 4, tile, ld, at, row, kp, k0);
+    return text;
+  };
+  return loader;
+}
+
+/// The implicit GEMM with its im2col matrix written out: a pack kernel
+/// writes the input's im2col rows (each element read as the element
+/// gather reads it, through pads and producers), K padded to whole steps
+/// and rows to whole tiles, into the workspace as dense 16-byte aligned
+/// rows (the first pack kernel the filter's too), then the 3xTF32 mainloop
+/// copies both operands 16 bytes at a time without bounds. Where the rows
+/// and the filter take more than kPackedBytes, the rows are packed and
+/// multiplied in chunks of whole tiles (kernels packN, convN in turn).
+FailureOr<Variant> writeConvPacked(const LinalgRegion &region,
+                                   const ConvProduct &c, const Tf32Tiling &t,
+                                   std::string &why) {
+  int64_t kp = (c.K + t.bk - 1) / t.bk * t.bk;
+  int64_t filterFloats = (c.N + t.bn - 1) / t.bn * t.bn * kp;
+  int64_t tiles = (c.M + t.bm - 1) / t.bm;
+  int64_t fit = (kPackedBytes / 4 - filterFloats) / (kp * t.bm);
+  if (fit < 1) {
+    why = "a packed convolution whose filter and one tile of rows take more "
+          "than the workspace allows";
+    return failure();
+  }
+  int64_t chunks = (tiles + fit - 1) / fit;
+  int64_t chunkTiles = (tiles + chunks - 1) / chunks;
+  chunks = (tiles + chunkTiles - 1) / chunkTiles;
+  int64_t chunkRows = chunkTiles * t.bm;
+  unsigned counter = 0;
+  std::string src = getPrelude().str() + getTf32Helpers().str() + "\n";
+  Variant variant;
+  variant.name = "packed-" + tf32VariantName(t, Tf32Split::Three);
+  variant.workspaceBytes = (filterFloats + chunkRows * kp) * 4;
+  Tf32TileLoader b = packedLoader(t, false, kp, 0, "n0");
+  for (int64_t i = 0; i < chunks; ++i) {
+    std::string suffix = chunks > 1 ? std::to_string(i) : "";
+    int64_t first = i * chunkRows;
+    int64_t rows = std::min(chunkRows, tiles * t.bm - first);
+    // The pack kernel: this chunk's rows, the filter with the first.
+    int64_t quads = rows * kp / 4 + (i == 0 ? filterFloats / 4 : 0);
+    src += kernelSignature(region, "pack" + suffix, 256, true) + " {\n" +
+           "  const long long e = (long long)blockIdx.x * 256 + threadIdx.x;\n";
+    FailureOr<std::string> packA = writePackRows(
+        region, c, true, first, rows, kp, filterFloats, 0, counter, why);
+    if (failed(packA))
+      return failure();
+    src += *packA;
+    if (i == 0) {
+      FailureOr<std::string> packB =
+          writePackRows(region, c, false, 0, filterFloats / kp, kp, 0,
+                        rows * kp / 4, counter, why);
+      if (failed(packB))
+        return failure();
+      src += *packB;
+    }
+    src += "}\n\n";
+    variant.launches.push_back(
+        {"pack" + suffix, {(quads + 255) / 256, 1, 1}, {256, 1, 1}});
+    // The product over this chunk's rows.
+    std::string name = "conv" + suffix;
+    src += kernelSignature(region, name, t.threads(), true) + " {\n";
+    src += llvm::formatv(
+               "  const long long m0 = {0}LL + (long long)blockIdx.y * {1};\n"
+               "  const long long n0 = (long long)blockIdx.x * {2};\n",
+               first, t.bm, t.bn)
+               .str();
+    Tf32TileLoader a = packedLoader(t, true, kp, filterFloats,
+                                    "(m0 - " + std::to_string(first) + "LL)");
+    src += writeTf32Mainloop(t, a, b, kp, accumulatorInit(region, c),
+                             Tf32Split::Three);
+    FailureOr<std::string> epilogue =
+        writeConvEpilogue(region, c, "acc[i][j][q]", counter, why);
+    if (failed(epilogue))
+      return failure();
+    src += tiles::mmaStoreLoop(t.mmaTiling(), c.M, c.N) + *epilogue +
+           tiles::mmaStoreEnd().str() + "\n";
+    FailureOr<Launch> launch =
+        productLaunch({name, rows, c.N}, t.bm, t.bn, t.threads(),
+                      tf32SharedBytes(t, true, true), why);
+    if (failed(launch))
+      return failure();
+    variant.launches.push_back(*launch);
+  }
+  variant.source = std::move(src);
+  return variant;
+}
+
+/// Whether convTf32Loader reads the im2col tiles of tiling `t` element by
+/// element (4-byte copies or stores): not the row copies of an NCHW input
+/// nor the 16-byte copies of NHWC channels.
+bool needsGather(const LinalgRegion &region, const ConvProduct &c,
+                 const Tf32Tiling &t) {
+  const RegionPad *pad = zeroPadOfInput(region, c.input);
+  auto arg = dyn_cast<BlockArgument>(pad ? pad->source : c.input);
+  if (!arg)
+    return true;
+  if (rowRunDim(c, t.bm, arg))
+    return false;
+  return copyWidth(c, true, fillsAlongK(c, true), pad) == 1;
+}
+
 /// The region input whose im2col tiles convTapsLoader can copy, or null:
 /// an unpadded NCHW input (its tile rows contiguous, not k) with separable
 /// offsets, outside rowRunDim's row copies at tiling `t`, the block's
@@ -917,6 +1087,11 @@ public:
         if (BlockArgument arg = tapsInput(region, *c, t))
           list.add(writeConvTf32(region, *c, t, Tf32Split::Three, reason, arg),
                    reason);
+      // The im2col matrix packed into the workspace where the element
+      // gather would read it (no row copies, no 16-byte copies along k).
+      if (!tapTilings.empty() && needsGather(region, *c, tapTilings.front()))
+        for (const Tf32Tiling &t : ArrayRef(tapTilings).take_front(2))
+          list.add(writeConvPacked(region, *c, t, reason), reason);
       if (precision == Precision::Tf32)
         for (const Tf32Tiling &t : ArrayRef(tilings).take_front(2))
           list.add(writeConvTf32(region, *c, t, Tf32Split::One, reason),

@@ -12,7 +12,9 @@ m16n8k8 helpers replaced by its emulation) and harness_conv.cpp, whose reference
 of input (the pad value outside a padded input) and filter over channels
 and taps at every output element. Prints
 one line per candidate; exits 1 when one is off by more than the case's
-tolerance or when no candidate was run. With PREFIX (several separated by
+tolerance or when no candidate was run. A plan with a workspace (a packed
+im2col matrix) runs its launches in order over it, poisoned with NaNs
+first. With PREFIX (several separated by
 commas), only the candidates whose name starts with one of them run; single-product TF32 candidates (`tf32-*`,
 precision=tf32) are held to TF32's accuracy (TF32_TOLERANCE) instead.
 """
@@ -146,15 +148,22 @@ def run(clang, jobs_dir, job, cand, work):
     source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
     source = MMA.sub(lambda x: "mma_m16n8k16<%s>(acc[i][j], a[i], b[j]);"
                      % ("__nv_bfloat16" if x.group(1) == "bf16" else "__half"), source)
-    launch = json.load(open(os.path.join(bundle, "plan.json")))["launches"][0]
+    plan = json.load(open(os.path.join(bundle, "plan.json")))
+    launch = plan["launches"][0]
+    shared = max(step.get("shared_bytes", 0) for step in plan["launches"])
     source = HELPER.sub("", source)
     source = SMEM.sub(lambda x: "static float %s[%d] __attribute__((aligned(16)));"
-                      % (x.group(1), launch.get("shared_bytes", 0) // 4), source)
+                      % (x.group(1), shared // 4), source)
     kernel = os.path.join(work, "kernel.cu")
     open(kernel, "w").write(source)
     (gx, gy, gz), threads = launch["grid"], launch["block"][0]
     defines = dict(macros, TA=ta, TB=ta, E_SIZE=extra, EPILOGUE=epilogue, ARGS=args,
                    THREADS=threads, GRID_X=gx, GRID_Y=gy, GRID_Z=gz)
+    if plan.get("workspace_bytes"):  # the launches in order over the workspace
+        defines["WORKSPACE_BYTES"] = plan["workspace_bytes"]
+        defines["LAUNCHES"] = " ".join(
+            "launch(%d, %d, %d, %d, [&] { %s(ARGS, ws); });"
+            % (*step["grid"], step["block"][0], step["kernel"]) for step in plan["launches"])
     case = os.path.join(work, "case.h")
     open(case, "w").write("".join(f"#define {key} {value}\n" for key, value in defines.items()))
     exe = os.path.join(work, "run")

@@ -3,6 +3,7 @@
 // GEMM's reduced index from the case's macros (CASE header), the kernel run
 // block by block. A padded input's case says where the im2col element is
 // inside the unpadded input (A_IN) and the pad value outside (PAD_VALUE).
+// A plan with a workspace runs its launches (LAUNCHES) in order over it.
 #include "cuda_on_cpu.h"
 #include KERNEL
 #include CASE
@@ -40,7 +41,13 @@ int main() {
              (double)value(B[B_AT(k, n)]);
       ref[OUT_AT(m, n)] = EPILOGUE;
     }
+#ifdef WORKSPACE_BYTES
+  std::vector<float> workspace(WORKSPACE_BYTES / 4, std::nanf(""));
+  unsigned char *ws = reinterpret_cast<unsigned char *>(workspace.data());
+  LAUNCHES
+#else
   launch(GRID_X, GRID_Y, GRID_Z, THREADS, [&] { conv(ARGS); });
+#endif
   double err = 0;
   for (size_t i = 0; i < out.size(); ++i) {
     double d = std::fabs((double)out[i] - ref[i]);
