@@ -5,7 +5,8 @@ them with a double-precision reference.
     emulate_conv.py CLANG JOBS_DIR [PREFIX]
 
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
-convolutions of Inputs/builtin/conv_shapes.mlir and conv_padded.mlir), each candidate's
+convolutions of Inputs/builtin/conv_shapes.mlir, conv_padded.mlir,
+conv_nchw_rows.mlir and conv_im2col.mlir), each candidate's
 kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h (as in
 emulate_matmul.py: the TF32 kernels' cp.async, cvt.rna.tf32 and mma.sync
 m16n8k8 helpers replaced by its emulation) and harness_conv.cpp, whose reference sums the product
@@ -138,6 +139,12 @@ CASES = {
                           "A.data(), B.data(), out.data()", 1e-4),
     "nchw_rows_pad_uneven": (conv("nchw", 1, 4, 128, 2, 5, 3, 4, pad=(1, 1, 2, 1)), "float", 1,
                              "s", "A.data(), B.data(), out.data()", 1e-4),
+    # Inputs/builtin/conv_im2col.mlir: im2col tiles through a table of tap offsets, or packed.
+    "im2col_stride4_f96": (conv("nchw", 3, 27, 27, 3, 96, 11, 11, stride=4), "float", 96,
+                           "std::max(0.0, s + E[n])", "A.data(), B.data(), E.data(), out.data()",
+                           1e-4),
+    "im2col_3x3_rows_split": (conv("nchw", 2, 6, 18, 4, 8, 3, 3), "float", 1, "s",
+                              "A.data(), B.data(), out.data()", 1e-4),
 }
 
 
