@@ -682,14 +682,20 @@ FailureOr<std::string> im2colPart(const ConvProduct &c, BlockArgument arg,
 /// multiple of the tile's rows); a copy then adds the two, one table read
 /// and one 4-byte cp.async per element instead of splitting the row and
 /// the reduced index into the loop indices at every copy. The statements
-/// before the mainloop go into `prologue`.
+/// before the mainloop go into `prologue`. The table lies in the dynamic
+/// shared memory after the mainloop's stages (static shared memory would
+/// not count in the plan's shared_bytes, and the launcher would not opt
+/// into more than 48 KiB of dynamic for it); `sharedBytes` grows by it.
 FailureOr<Tf32TileLoader> convTapsLoader(const ConvProduct &c,
                                          const Tf32Tiling &t,
                                          BlockArgument arg,
                                          std::string &prologue,
+                                         int64_t &sharedBytes,
                                          std::string &why) {
   int threads = t.threads();
   int64_t kPad = (c.K + t.bk - 1) / t.bk * t.bk;
+  int64_t tableAt = sharedBytes / 4;
+  sharedBytes += kPad * 4;
   std::string rowBody, tapBody;
   FailureOr<std::string> row =
       im2colPart(c, arg, "r", "", rowBody, why);
@@ -698,14 +704,15 @@ FailureOr<Tf32TileLoader> convTapsLoader(const ConvProduct &c,
     return failure();
   bool rowsWhole = c.M % t.bm == 0;
   prologue += llvm::formatv(
-      "  // The input's offset of each reduced index (-1 past K) and of this\n"
-      "  // thread's tile row.\n"
-      "  __shared__ int ca_taps[{0}];\n"
+      "  // The input's offset of each reduced index (-1 past K), after the\n"
+      "  // mainloop's stages, and of this thread's tile row.\n"
+      "  extern __shared__ __align__(16) float ca_smem_taps[];\n"
+      "  int *const ca_taps = reinterpret_cast<int *>(ca_smem_taps + {0});\n"
       "  long long aRow;\n"
       "  bool aRowIn;\n"
       "  {{\n"
       "    const long long r = m0 + threadIdx.x % {1};\n",
-      kPad, t.bm);
+      tableAt, t.bm);
   prologue += rowBody + "    aRow = " + *row + ";\n" + "    aRowIn = " +
               (rowsWhole ? std::string("true")
                          : "r < " + std::to_string(c.M) + "LL") +
@@ -825,8 +832,10 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
                                  BlockArgument taps = {}) {
   unsigned counter = 0;
   std::string prologue;
+  // The taps loader's tile is not k-major; the filter's is as its loader's.
+  int64_t sharedBytes = tf32SharedBytes(t, false, fillsAlongK(c, false));
   FailureOr<Tf32TileLoader> a =
-      taps ? convTapsLoader(c, t, taps, prologue, why)
+      taps ? convTapsLoader(c, t, taps, prologue, sharedBytes, why)
            : convTf32Loader(region, c, t, /*isA=*/true, counter, why);
   if (failed(a))
     return failure();
@@ -835,7 +844,9 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
   if (failed(b))
     return failure();
   std::string src = getPrelude().str() + getTf32Helpers().str() + "\n" +
-                    kernelSignature(region, "conv", t.threads()) + " {\n";
+                    kernelSignature(region, "conv", t.threads(), false,
+                                    taps ? 2 : 0) +
+                    " {\n";
   src += llvm::formatv("  const long long m0 = (long long)blockIdx.y * {0};\n"
                        "  const long long n0 = (long long)blockIdx.x * {1};\n",
                        t.bm, t.bn)
@@ -843,7 +854,8 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
   src += prologue;
   src += writeTf32Mainloop(t, *a, *b, c.K, accumulatorInit(region, c), split);
   FailureOr<Variant> variant = closeProduct(
-      {"conv", c.M, c.N}, t, split, tf32SharedBytes(t, a->kMajor, b->kMajor),
+      {"conv", c.M, c.N}, t, split,
+      taps ? sharedBytes : tf32SharedBytes(t, a->kMajor, b->kMajor),
       std::move(src),
       writeConvEpilogue(region, c, "acc[i][j][q]", counter, why), why);
   if (succeeded(variant) && taps)
@@ -1007,6 +1019,21 @@ FailureOr<Variant> writeConvPacked(const LinalgRegion &region,
   return variant;
 }
 
+/// Whether consecutive rows of the im2col matrix (the innermost row loop,
+/// ow) read input elements that are not consecutive: a stride along the
+/// input's innermost index, or ow not in it (the element gather's 4-byte
+/// copies of a warp then spread over several times their bytes).
+bool hasStridedRows(const ConvProduct &c) {
+  if (c.mDims.empty())
+    return false;
+  MLIRContext *ctx = c.mapIn.getContext();
+  AffineExpr w = c.mapIn.getResults().back();
+  AffineExpr d = getAffineDimExpr(c.mDims.back(), ctx);
+  auto step = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
+      w.replace(d, d + 1) - w, c.mapIn.getNumDims(), 0));
+  return !step || step.getValue() != 1;
+}
+
 /// Whether convTf32Loader reads the im2col tiles of tiling `t` element by
 /// element (4-byte copies or stores): not the row copies of an NCHW input
 /// nor the 16-byte copies of NHWC channels.
@@ -1083,15 +1110,27 @@ public:
       if (c->N % 96 == 0 && c->N % 128 != 0)
         tapTilings.push_back({128, 96, 16, 3, 4, 2});
       tapTilings.append(tilings);
-      for (const Tf32Tiling &t : tapTilings)
-        if (BlockArgument arg = tapsInput(region, *c, t))
-          list.add(writeConvTf32(region, *c, t, Tf32Split::Three, reason, arg),
-                   reason);
+      auto addTaps = [&] {
+        for (const Tf32Tiling &t : tapTilings)
+          if (BlockArgument arg = tapsInput(region, *c, t))
+            list.add(
+                writeConvTf32(region, *c, t, Tf32Split::Three, reason, arg),
+                reason);
+      };
       // The im2col matrix packed into the workspace where the element
-      // gather would read it (no row copies, no 16-byte copies along k).
-      if (!tapTilings.empty() && needsGather(region, *c, tapTilings.front()))
+      // gather would read it (no row copies, no 16-byte copies along k):
+      // first where a warp's gathered elements are not consecutive (a
+      // stride along W; AlexNet's first layer: 428 against 774 us at best
+      // through the table, docs/perf.md), else after the table's kernels
+      // (the KernelBench 3x3: 2661 against 1848 us).
+      bool packFirst = hasStridedRows(*c);
+      if (!packFirst)
+        addTaps();
+      if (needsGather(region, *c, tapTilings.front()))
         for (const Tf32Tiling &t : ArrayRef(tapTilings).take_front(2))
           list.add(writeConvPacked(region, *c, t, reason), reason);
+      if (packFirst)
+        addTaps();
       if (precision == Precision::Tf32)
         for (const Tf32Tiling &t : ArrayRef(tilings).take_front(2))
           list.add(writeConvTf32(region, *c, t, Tf32Split::One, reason),

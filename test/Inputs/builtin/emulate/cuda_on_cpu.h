@@ -49,7 +49,7 @@ inline float toFloat(__nv_bfloat16 h) { return __bfloat162float(h); }
 #define __forceinline__ inline
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __restrict__
 #define asm(...) (void)0
 
