@@ -18,7 +18,15 @@
 // K; an NCHW input at stride 1 along W whose output rows are whole tiles is
 // copied as runs of its rows, 16 bytes a copy from the boundary before each
 // tap's first element, the shift kept in the tile line's padding for the
-// fragment reads. The body must be a multiply-add of the input and the
+// fragment reads. Where the im2col tile would be gathered element by
+// element (a stride along W, output rows that are not whole tiles), two
+// more kinds of 3xTF32 kernels: the im2col matrix packed into the
+// workspace by a pack kernel (K padded to whole steps, 16-byte aligned
+// rows; in chunks of whole tiles past 512 MiB) and multiplied from there
+// with 16-byte copies, first where the gathered rows are strided; and, for
+// an unpadded input, the gather through a shared table of each reduced
+// index's offset plus each thread's row offset. 96 output channels get a
+// 128 x 96 tile. The body must be a multiply-add of the input and the
 // filter (casts allowed); poolings are refused. The epilogue the outliner
 // fused (bias,
 // activations, residual, scale, casts) runs on the accumulator before the
