@@ -694,19 +694,15 @@ FailureOr<std::string> im2colPart(const ConvProduct &c, BlockArgument arg,
 /// shared memory after the mainloop's stages (static shared memory would
 /// not count in the plan's shared_bytes, and the launcher would not opt
 /// into more than 48 KiB of dynamic for it); `sharedBytes` grows by it.
-FailureOr<Tf32TileLoader> convTapsLoader(const ConvProduct &c,
-                                         const Tf32Tiling &t,
-                                         BlockArgument arg,
-                                         std::string &prologue,
-                                         int64_t &sharedBytes,
-                                         std::string &why) {
+FailureOr<Tf32TileLoader>
+convTapsLoader(const ConvProduct &c, const Tf32Tiling &t, BlockArgument arg,
+               std::string &prologue, int64_t &sharedBytes, std::string &why) {
   int threads = t.threads();
   int64_t kPad = (c.K + t.bk - 1) / t.bk * t.bk;
   int64_t tableAt = sharedBytes / 4;
   sharedBytes += kPad * 4;
   std::string rowBody, tapBody;
-  FailureOr<std::string> row =
-      im2colPart(c, arg, "r", "", rowBody, why);
+  FailureOr<std::string> row = im2colPart(c, arg, "r", "", rowBody, why);
   FailureOr<std::string> tap = im2colPart(c, arg, "", "k", tapBody, why);
   if (failed(row) || failed(tap))
     return failure();
@@ -721,10 +717,10 @@ FailureOr<Tf32TileLoader> convTapsLoader(const ConvProduct &c,
       "  {{\n"
       "    const long long r = m0 + threadIdx.x % {1};\n",
       tableAt, t.bm);
-  prologue += rowBody + "    aRow = " + *row + ";\n" + "    aRowIn = " +
-              (rowsWhole ? std::string("true")
-                         : "r < " + std::to_string(c.M) + "LL") +
-              ";\n  }\n";
+  prologue +=
+      rowBody + "    aRow = " + *row + ";\n" + "    aRowIn = " +
+      (rowsWhole ? std::string("true") : "r < " + std::to_string(c.M) + "LL") +
+      ";\n  }\n";
   prologue += llvm::formatv("  for (int k = threadIdx.x; k < {0}; k += {1}) "
                             "{{\n",
                             kPad, threads);
@@ -851,10 +847,10 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
       convTf32Loader(region, c, t, /*isA=*/false, counter, why);
   if (failed(b))
     return failure();
-  std::string src = getPrelude().str() + getTf32Helpers().str() + "\n" +
-                    kernelSignature(region, "conv", t.threads(), false,
-                                    taps ? 2 : 0) +
-                    " {\n";
+  std::string src =
+      getPrelude().str() + getTf32Helpers().str() + "\n" +
+      kernelSignature(region, "conv", t.threads(), false, taps ? 2 : 0) +
+      " {\n";
   src += llvm::formatv("  const long long m0 = (long long)blockIdx.y * {0};\n"
                        "  const long long n0 = (long long)blockIdx.x * {1};\n",
                        t.bm, t.bn)
@@ -896,8 +892,8 @@ FailureOr<std::string> writePackRows(const LinalgRegion &region,
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
     return eval.loadAt(i, at);
   };
-  FailureOr<std::string> value = eval.valueAt(isA ? c.input : c.filter,
-                                              *index, why);
+  FailureOr<std::string> value =
+      eval.valueAt(isA ? c.input : c.filter, *index, why);
   if (failed(value))
     return failure();
   int64_t quads = kp / 4;
@@ -913,11 +909,13 @@ FailureOr<std::string> writePackRows(const LinalgRegion &region,
       "      float x = 0.0f;\n"
       "      if (r < {4}LL && k < {5}LL) {{\n",
       skip, skip + rows * quads, quads, first, isA ? c.M : c.N, c.K);
-  text += body + "        x = " + *value + ";\n      }\n      v[q] = x;\n    }\n";
-  text += llvm::formatv("    *reinterpret_cast<float4 *>(reinterpret_cast<float "
-                        "*>(workspace) + {0}LL + line * {1} + k4) = "
-                        "make_float4(v[0], v[1], v[2], v[3]);\n  }\n",
-                        at, kp);
+  text +=
+      body + "        x = " + *value + ";\n      }\n      v[q] = x;\n    }\n";
+  text +=
+      llvm::formatv("    *reinterpret_cast<float4 *>(reinterpret_cast<float "
+                    "*>(workspace) + {0}LL + line * {1} + k4) = "
+                    "make_float4(v[0], v[1], v[2], v[3]);\n  }\n",
+                    at, kp);
   return text;
 }
 
@@ -1037,8 +1035,8 @@ bool hasStridedRows(const ConvProduct &c) {
   MLIRContext *ctx = c.mapIn.getContext();
   AffineExpr w = c.mapIn.getResults().back();
   AffineExpr d = getAffineDimExpr(c.mDims.back(), ctx);
-  auto step = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
-      w.replace(d, d + 1) - w, c.mapIn.getNumDims(), 0));
+  auto step = dyn_cast<AffineConstantExpr>(
+      simplifyAffineExpr(w.replace(d, d + 1) - w, c.mapIn.getNumDims(), 0));
   return !step || step.getValue() != 1;
 }
 
