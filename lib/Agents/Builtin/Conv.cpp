@@ -1012,8 +1012,7 @@ FailureOr<Variant> writeConvPacked(const LinalgRegion &region,
         writeConvEpilogue(region, c, "acc[i][j][q]", counter, why);
     if (failed(epilogue))
       return failure();
-    src += tiles::mmaStoreLoop(t.mmaTiling(), c.M, c.N) + *epilogue +
-           tiles::mmaStoreEnd().str() + "\n";
+    src += fragmentStores(t.mmaTiling(), c.M, c.N, *epilogue) + "\n";
     FailureOr<Launch> launch =
         productLaunch({name, rows, c.N}, t.bm, t.bn, t.threads(),
                       tf32SharedBytes(t, true, true), why);
