@@ -24,8 +24,8 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
+from candidates import check
 from emulate_matmul import HELPER, MMA, SMEM
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -188,29 +188,9 @@ def main():
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     clang, jobs_dir = sys.argv[1:3]
-    prefixes = sys.argv[3].split(",") if len(sys.argv) == 4 else [""]
-    ok, seen = True, 0
-    with tempfile.TemporaryDirectory() as work:
-        for job in json.load(open(os.path.join(jobs_dir, "jobs.json")))["jobs"]:
-            if job["function"] not in CASES:
-                continue
-            for cand in job["candidates"]:
-                if not cand["name"].startswith(tuple(prefixes)):
-                    continue
-                seen += 1
-                err, tol = run(clang, jobs_dir, job, cand, work)
-                if err is None:
-                    print(f"FAIL {job['function']} {cand['name']}: does not build\n{tol}")
-                    ok = False
-                    continue
-                good = err <= tol
-                ok = ok and good
-                print(f"{'ok  ' if good else 'FAIL'} {job['function']} {cand['name']} max_abs_err {err:.2g}")
-    if seen == 0:
-        print("no candidates of the cases")
-        return 1
-    return 0 if ok else 1
-
+    prefixes = tuple(sys.argv[3].split(",")) if len(sys.argv) == 4 else ("",)
+    return check(jobs_dir, CASES, lambda name: name.startswith(prefixes),
+                 lambda job, cand, work: run(clang, jobs_dir, job, cand, work))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -18,7 +18,8 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
+
+from candidates import check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -85,30 +86,10 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     clang, jobs_dir = sys.argv[1:]
-    ok, seen = True, 0
-    with tempfile.TemporaryDirectory() as work:
-        for job in json.load(open(os.path.join(jobs_dir, "jobs.json")))["jobs"]:
-            if job["function"] not in CASES:
-                continue
-            for cand in job["candidates"]:
-                # wgmma (sm_90a) has no host emulation: its kernels are
-                # checked for their PTX here and verified on the GPU.
-                if cand["name"].startswith("wgmma-"):
-                    continue
-                seen += 1
-                err, tol = run(clang, jobs_dir, job, cand, work)
-                if err is None:
-                    print(f"FAIL {job['function']} {cand['name']}: does not build\n{tol}")
-                    ok = False
-                    continue
-                good = err <= tol
-                ok = ok and good
-                print(f"{'ok  ' if good else 'FAIL'} {job['function']} {cand['name']} max_abs_err {err:.2g}")
-    if seen == 0:
-        print("no candidates of the cases")
-        return 1
-    return 0 if ok else 1
-
+    # wgmma (sm_90a) has no host emulation: its kernels are checked for
+    # their PTX here and verified on the GPU.
+    return check(jobs_dir, CASES, lambda name: not name.startswith("wgmma-"),
+                 lambda job, cand, work: run(clang, jobs_dir, job, cand, work))
 
 if __name__ == "__main__":
     sys.exit(main())

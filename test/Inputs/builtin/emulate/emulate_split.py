@@ -21,9 +21,12 @@ import re
 import struct
 import subprocess
 import sys
-import tempfile
+
+from candidates import check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The largest error allowed, relative to the largest reference value.
+TOLERANCE = 1e-4
 
 
 def vecmat_odd(x, w):
@@ -107,35 +110,16 @@ def run(clang, jobs_dir, job, cand, work):
         d = abs(got - want) / scale
         if not d <= err:  # a NaN (an unwritten slice) too
             err = d if not math.isnan(d) else math.inf
-    return err, None
+    return err, TOLERANCE
 
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     clang, jobs_dir = sys.argv[1:]
-    ok, seen = True, 0
-    with tempfile.TemporaryDirectory() as work:
-        for job in json.load(open(os.path.join(jobs_dir, "jobs.json")))["jobs"]:
-            if job["function"] not in CASES:
-                continue
-            for cand in job["candidates"]:
-                if not cand["name"].startswith("split-"):
-                    continue
-                seen += 1
-                err, log = run(clang, jobs_dir, job, cand, work)
-                if err is None:
-                    print(f"FAIL {job['function']} {cand['name']}: does not build\n{log}")
-                    ok = False
-                    continue
-                good = err <= 1e-4
-                ok = ok and good
-                print(f"{'ok  ' if good else 'FAIL'} {job['function']} {cand['name']} max_rel_err {err:.2g}")
-    if seen == 0:
-        print("no split candidates of the cases")
-        return 1
-    return 0 if ok else 1
-
+    return check(jobs_dir, CASES, lambda name: name.startswith("split-"),
+                 lambda job, cand, work: run(clang, jobs_dir, job, cand, work),
+                 "max_rel_err")
 
 if __name__ == "__main__":
     sys.exit(main())
