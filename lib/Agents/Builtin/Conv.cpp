@@ -313,9 +313,6 @@ FailureOr<std::string> writeConvTileLoad(const LinalgRegion &region,
   SmallVector<std::string> idx = std::move(*index);
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
-    return eval.loadAt(i, at);
-  };
   FailureOr<std::string> value = eval.valueAt(operand, idx, why);
   if (failed(value))
     return failure();
@@ -386,9 +383,6 @@ FailureOr<Variant> writeConvDirect(const LinalgRegion &region,
   std::string body = splitIndex("t", c, c.kDims, "ki", loop);
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
-    return eval.loadAt(i, at);
-  };
   SmallVector<std::string> values;
   for (auto [operand, map] :
        {std::pair(c.input, c.mapIn), std::pair(c.filter, c.mapFilter)}) {
@@ -793,9 +787,6 @@ FailureOr<Tf32TileLoader> convTf32Loader(const LinalgRegion &region,
   } else {
     StatementWriter writer(body, counter);
     ElementEvaluator eval(region, writer);
-    eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
-      return eval.loadAt(i, at);
-    };
     FailureOr<std::string> value = eval.valueAt(operand, idx, why);
     if (failed(value))
       return failure();
@@ -889,9 +880,6 @@ FailureOr<std::string> writePackRows(const LinalgRegion &region,
     return failure();
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string> at) {
-    return eval.loadAt(i, at);
-  };
   FailureOr<std::string> value =
       eval.valueAt(isA ? c.input : c.filter, *index, why);
   if (failed(value))

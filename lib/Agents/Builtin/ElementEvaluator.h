@@ -27,9 +27,17 @@ namespace mlir::cuda_agent::builtin {
 class ElementEvaluator {
 public:
   ElementEvaluator(const LinalgRegion &region, StatementWriter &writer)
-      : region(region), writer(writer) {}
+      : region(region), writer(writer) {
+    loadInput = [this](unsigned i, ArrayRef<std::string> idx) {
+      return loadAt(i, idx);
+    };
+  }
+  /// loadInput's default names this evaluator: not copied.
+  ElementEvaluator(const ElementEvaluator &) = delete;
+  ElementEvaluator &operator=(const ElementEvaluator &) = delete;
 
-  /// How the kernel reads input `input` at its indices `idx`.
+  /// How the kernel reads input `input` at its indices `idx`: a scalar
+  /// read (loadAt) unless the kernel says otherwise.
   std::function<std::string(unsigned input, ArrayRef<std::string> idx)>
       loadInput;
   /// Values of whole tensors known everywhere (a row's reductions).

@@ -213,9 +213,6 @@ FailureOr<std::string> cuda_agent::builtin::writeEpilogueAt(
   std::string body;
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) {
-    return eval.loadAt(i, idx);
-  };
   std::string product = acc.str();
   if (!region.splats.count(init)) {
     FailureOr<std::string> initValue = eval.valueAt(init, idxC, why);
@@ -253,9 +250,6 @@ FailureOr<std::string> cuda_agent::builtin::writeOperandValue(
   std::string body;
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) {
-    return eval.loadAt(i, idx);
-  };
   SmallVector<std::string> dims =
       isA ? c.loopDims(m, "0", k) : c.loopDims("0", m, k);
   FailureOr<SmallVector<std::string>> idx =

@@ -214,9 +214,6 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
                        std::string &text) -> FailureOr<std::string> {
     StatementWriter writer(text, counter);
     ElementEvaluator eval(region, writer);
-    eval.loadInput = [&](unsigned i, ArrayRef<std::string> where) {
-      return eval.loadAt(i, where);
-    };
     llvm::DenseMap<Value, std::string> names;
     if (failed(eval.bindOperands(g, at, names, why, accArg)) ||
         failed(writer.writeBlock(reduceBody, names, at, combiner->op, why)))

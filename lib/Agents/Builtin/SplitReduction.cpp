@@ -287,9 +287,6 @@ FailureOr<Variant> cuda_agent::builtin::writeSplitReduction(
   std::string epilogue;
   StatementWriter writer(epilogue, counter);
   ElementEvaluator eval(region, writer);
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) {
-    return eval.loadAt(i, idx);
-  };
   SmallVector<std::string> idx = delinearize("e", outShape);
   eval.knownAt[red] = {idx, "acc"};
   std::string stores;
