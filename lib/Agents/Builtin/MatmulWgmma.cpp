@@ -484,12 +484,11 @@ FailureOr<ProducerSource> regionSource(const Contraction &c,
 
 /// The source of an operand the plan's pack kernel wrote (OperandPack.h):
 /// the block tile's steps, whole and swizzled, one after the other.
-ProducerSource packedSource(const OperandPack &pack, int elementBytes) {
+ProducerSource packedSource(const OperandPack &pack) {
   std::string pointer =
       llvm::formatv("workspace + {0}LL + (long long)blockIdx.z * {1}LL + "
                     "(long long){2} * {3}LL",
-                    pack.offsetBytes,
-                    pack.rows * pack.rowElements() * elementBytes,
+                    pack.offsetBytes, pack.bytes(1),
                     pack.isA ? "tileM" : "tileN",
                     pack.productSteps() * pack.tileStepBytes())
           .str();
@@ -685,8 +684,7 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
                                     const SpecializedTiling &t,
                                     const WgmmaElement &element,
                                     const ProducerSource (&sources)[2],
-                                    StringRef label, bool workspace,
-                                    std::string &why) {
+                                    StringRef label, std::string &why) {
   OperandLayout layouts[] = {{true, sources[0].kMajor, true},
                              {false, sources[1].kMajor, true}};
   unsigned counter = 0;
@@ -694,7 +692,8 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
   int consumerWarps = 4 * t.consumers;
   std::string name = kKernelName;
   WgmmaTiling shape{t.consumers, t.bn, t.stages};
-  bool bulk = sources[0].bulk && sources[1].bulk;
+  // Packed operands (bulk sources, both or neither) lie in the workspace.
+  bool bulk = sources[0].bulk;
   // Grouped order (kTileGroupRows) for the kernels on packed operands
   // alone: on the 16-bit kernels reading the region's operands it changed
   // nothing measurable (docs/perf.md).
@@ -704,7 +703,7 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
                     (bulk ? bulkCopyHelpers().str() : std::string()) +
                     wgmmaFunction(shape, element, layouts[0], layouts[1]) +
                     "\n" +
-                    kernelSignature(region, name, threads, workspace, 1) +
+                    kernelSignature(region, name, threads, bulk, 1) +
                     " {\n";
   int64_t steps = (sources[0].K + element.stepK() - 1) / element.stepK();
   src += llvm::formatv(
@@ -741,10 +740,10 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
                          t.bm(), t.bn)
                .str();
   src += c.batchIndices();
+  // The cp.async producer's copies (a bulk producer writes its own).
   std::string setup, copies;
-  for (const ProducerSource &source : sources) {
-    if (bulk)
-      break;
+  for (const ProducerSource &source : bulk ? ArrayRef<ProducerSource>()
+                                           : ArrayRef(sources)) {
     FailureOr<ProducerLoad> load =
         writeProducerLoad(source, element, source.isA ? t.bm() : t.bn,
                           source.isA ? "oa" : "ob", why);
@@ -794,7 +793,7 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
                sources[0].pointer, sources[0].stepBytes, sources[1].pointer,
                sources[1].stepBytes)
                .str();
-  if (!bulk)
+  else
     src += setup +
            llvm::formatv(
                "    for (int lt = 0; lt < {0}; ++lt) {{\n"
@@ -917,8 +916,7 @@ FailureOr<Variant> writeRegionSpecialized(const LinalgRegion &region,
   FailureOr<ProducerSource> b = regionSource(c, layoutOf(c, false), why);
   if (failed(b))
     return failure();
-  return writeSpecialized(region, c, t, halfElement(c), {*a, *b}, "", false,
-                          why);
+  return writeSpecialized(region, c, t, halfElement(c), {*a, *b}, "", why);
 }
 
 /// The warp-specialized kernel on operands packed into the workspace
@@ -946,8 +944,7 @@ FailureOr<Variant> writePackedSpecialized(const LinalgRegion &region,
   }
   FailureOr<Variant> variant = writeSpecialized(
       region, c, t, element,
-      {packedSource(a, element.bytes), packedSource(b, element.bytes)}, label,
-      true, why);
+      {packedSource(a), packedSource(b)}, label, why);
   if (failed(variant))
     return failure();
   std::string kernels = getPackHelpers().str();
