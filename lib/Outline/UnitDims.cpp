@@ -226,7 +226,8 @@ struct TransposeOfUnitDims : OpRewritePattern<linalg::TransposeOp> {
 
 /// The products under `root` that are not in `reduced` and the generics the
 /// outliner may fuse with them: the elementwise chain after a product (its
-/// epilogue) with the reductions that read it (not followed further), and a
+/// epilogue, up to the ops that read a keepdim value) with the reductions that
+/// read it (not followed further), and a
 /// product's elementwise operand producers (casts, transposes; not followed
 /// further). A reshape between any two of them would split a product from
 /// what it fuses. What comes before a prologue (a layer norm feeding a linear
@@ -252,7 +253,13 @@ productNeighbourhoods(Operation *root, const DenseSet<Operation *> &reduced) {
     Operation *op = work.pop_back_val();
     for (Operation *user : op->getUsers()) {
       auto generic = dyn_cast<linalg::GenericOp>(user);
-      if (generic && kept.insert(generic).second && isElementwise(generic))
+      // An elementwise op that reads a keepdim value (a row's max or sum, as
+      // a softmax after a linear layer reads them) waits for a reduction of
+      // the epilogue: the product cannot fuse it, so it is no epilogue and
+      // its unit dimensions go like any other generic's.
+      if (!generic || (isElementwise(generic) && readsKeepdim(generic)))
+        continue;
+      if (kept.insert(generic).second && isElementwise(generic))
         work.push_back(generic); // the epilogue goes on
     }
   }

@@ -121,6 +121,51 @@ class GemmReluSum(nn.Module):
         return torch.relu(self.fc(x)).sum(dim=1)
 
 
+class LinearSoftmax(nn.Module):
+    """KernelBench level 2's GEMM followed by a softmax over the output row."""
+
+    def __init__(self, features=256, out=512):
+        super().__init__()
+        self.linear = nn.Linear(features, out)
+
+    def forward(self, x):
+        return torch.softmax(self.linear(x), dim=1)
+
+
+class LinearLogSumExp(nn.Module):
+    """A GEMM followed by a logsumexp over the output row (keepdim)."""
+
+    def __init__(self, features=256, out=512):
+        super().__init__()
+        self.linear = nn.Linear(features, out)
+
+    def forward(self, x):
+        return torch.logsumexp(self.linear(x), dim=1, keepdim=True)
+
+
+class LinearResidual(nn.Module):
+    """A square GEMM whose output is added to its input (a residual)."""
+
+    def __init__(self, features=256):
+        super().__init__()
+        self.linear = nn.Linear(features, features)
+
+    def forward(self, x):
+        return x + self.linear(x)
+
+
+class ConvScaleMin(nn.Module):
+    """KernelBench level 2's conv, scaled, then the minimum over the channels."""
+
+    def __init__(self, channels=8, filters=16, scale=2.0):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, filters, 3, padding=1)
+        self.scale = scale
+
+    def forward(self, x):
+        return torch.min(self.conv(x) * self.scale, dim=1, keepdim=True).values
+
+
 def _randn(*shape, dtype=torch.float32):
     return lambda device: torch.randn(*shape, dtype=dtype, device=device)
 
@@ -157,6 +202,12 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "kb_conv2d_relu": (lambda: ConvRelu(64, 128), [_randn(16, 64, 128, 128)]),
     # A GPT-2 medium MLP block over 2048 tokens: 1024 -> 4096 -> 1024.
     "kb_mlp_block": (lambda: MLPBlock(1024, 4096), [_randn(2048, 1024)]),
+    # KernelBench level 2's GEMM shape with the row epilogues issue 14 names.
+    "kb_linear_softmax": (lambda: LinearSoftmax(8192, 8192), [_randn(1024, 8192)]),
+    "kb_linear_logsumexp": (lambda: LinearLogSumExp(8192, 8192), [_randn(1024, 8192)]),
+    "kb_linear_residual": (lambda: LinearResidual(8192), [_randn(1024, 8192)]),
+    # The conv of kb_conv2d_relu, scaled, then a min over the output channels.
+    "kb_conv_scale_min": (lambda: ConvScaleMin(64, 128), [_randn(16, 64, 128, 128)]),
 }
 
 

@@ -72,3 +72,75 @@ func.func @conv_batch_one(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x8xf32>) -> t
   %r = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x8xf32>) outs(%f : tensor<1x6x6x8xf32>) -> tensor<1x6x6x8xf32>
   return %r : tensor<1x6x6x8xf32>
 }
+
+// -----
+
+// A softmax after a linear layer, as torch-mlir writes it: the subtraction
+// of the row's max and the division by its sum read keepdim values, so they
+// are no epilogue of the product (which cannot fuse them) and lose their
+// unit dimensions like any other generic: the product is one region and the
+// whole softmax one row region, with no 16x1 tensor left in it.
+// CHECK-NOT: remark: kept outside
+// CHECK-LABEL: func.func @linear_softmax(
+// CHECK-NEXT: %[[Y:.*]] = call @linear_softmax_region0(
+// CHECK-NEXT: %[[P:.*]] = call @linear_softmax_region1(%[[Y]])
+// CHECK-NEXT: return %[[P]]
+// CHECK: func.func private @linear_softmax_region0({{.*}}kind = "contraction"
+// CHECK: func.func private @linear_softmax_region1(%arg0: tensor<16x32xf32>) -> tensor<16x32xf32> {{.*}}kind = "reduction"
+// CHECK-NOT: 16x1xf32
+// CHECK: return
+// ROWS: ===== rows variants of @linear_softmax_region1 =====
+// ROWS: ----- variant rows-
+#lin = affine_map<(d0, d1) -> (d0, d1)>
+#lin_col = affine_map<(d0, d1) -> (d1)>
+#lin_row = affine_map<(d0, d1) -> (d0)>
+#lin_keep = affine_map<(d0, d1) -> (d0, 0)>
+func.func @linear_softmax(%w: tensor<32x64xf32>, %b: tensor<32xf32>, %x: tensor<16x64xf32>) -> tensor<16x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %et = tensor.empty() : tensor<64x32xf32>
+  %wt = linalg.transpose ins(%w : tensor<32x64xf32>) outs(%et : tensor<64x32xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<16x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %mm = linalg.matmul ins(%x, %wt : tensor<16x64xf32>, tensor<64x32xf32>) outs(%f : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %bb = linalg.generic {indexing_maps = [#lin_col, #lin], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<16x32xf32>
+  %y = linalg.generic {indexing_maps = [#lin, #lin, #lin], iterator_types = ["parallel", "parallel"]} ins(%mm, %bb : tensor<16x32xf32>, tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %s = arith.addf %in, %in_1 : f32
+    linalg.yield %s : f32
+  } -> tensor<16x32xf32>
+  %em = tensor.empty() : tensor<16xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%em : tensor<16xf32>) -> tensor<16xf32>
+  %max = linalg.generic {indexing_maps = [#lin, #lin_row], iterator_types = ["parallel", "reduction"]} ins(%y : tensor<16x32xf32>) outs(%fm : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<16xf32>
+  %maxk = tensor.expand_shape %max [[0, 1]] output_shape [16, 1] : tensor<16xf32> into tensor<16x1xf32>
+  %d = linalg.generic {indexing_maps = [#lin, #lin_keep, #lin], iterator_types = ["parallel", "parallel"]} ins(%y, %maxk : tensor<16x32xf32>, tensor<16x1xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %s = arith.subf %in, %in_1 : f32
+    linalg.yield %s : f32
+  } -> tensor<16x32xf32>
+  %x2 = linalg.generic {indexing_maps = [#lin, #lin], iterator_types = ["parallel", "parallel"]} ins(%d : tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<16x32xf32>
+  %es = tensor.empty() : tensor<16x1xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<16x1xf32>) -> tensor<16x1xf32>
+  %sum = linalg.generic {indexing_maps = [#lin, #lin_keep], iterator_types = ["parallel", "reduction"]} ins(%x2 : tensor<16x32xf32>) outs(%fs : tensor<16x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<16x1xf32>
+  %p = linalg.generic {indexing_maps = [#lin, #lin_keep, #lin], iterator_types = ["parallel", "parallel"]} ins(%x2, %sum : tensor<16x32xf32>, tensor<16x1xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %q = arith.divf %in, %in_1 : f32
+    linalg.yield %q : f32
+  } -> tensor<16x32xf32>
+  return %p : tensor<16x32xf32>
+}
