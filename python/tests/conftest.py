@@ -18,6 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped without one)")
+    # Eager PyTorch is the tests' f32 reference: cuDNN's convolutions in f32,
+    # not in TF32 (its default), as for matmuls (torch's default) and the bench.
+    torch.backends.cudnn.allow_tf32 = False
 
 
 def pytest_collection_modifyitems(config, items):
