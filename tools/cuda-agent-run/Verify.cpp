@@ -460,6 +460,7 @@ void Verifier::compareTrial(json &trial, const std::string &trialName,
   json perOutput = json::object();
   std::optional<size_t> failed;
   std::string oracleNote; // the failed output's errors against the oracle
+  std::string imprecision; // why an output within the tolerance failed
   double worstAbs = 0, worstRel = 0;
   size_t worstOutput = 0;
   for (size_t o = 0; o < outputs.size(); ++o) {
@@ -472,6 +473,7 @@ void Verifier::compareTrial(json &trial, const std::string &trialName,
         {"bad_elements", c.numBad},
         {"ok", c.ok}};
     bool ok = c.ok;
+    std::string againstOracle;
     if (oracle) {
       Comparison byOracle = compareWithOracle(set, o);
       bool rescued = !c.ok && byOracle.ok;
@@ -480,10 +482,22 @@ void Verifier::compareTrial(json &trial, const std::string &trialName,
       record[wire::kAcceptedByOracle] = rescued;
       acceptedByOracle |= rescued;
       ok = c.ok || byOracle.ok;
+      againstOracle = "against the f64 oracle: error " + formatNumber(byOracle.maxAbsErr) +
+                      ", the reference's " + formatNumber(set.refOracleErr[o]);
       if (!ok && !failed)
-        oracleNote = "; against the f64 oracle: error " + formatNumber(byOracle.maxAbsErr) +
-                     ", the reference's " + formatNumber(set.refOracleErr[o]) +
-                     " (allowed " + formatNumber(kOracleErrorFactor) + "x)";
+        oracleNote = "; " + againstOracle + " (allowed " +
+                     formatNumber(kOracleErrorFactor) + "x)";
+      // Within the tolerance, but much less precise than the reference
+      // (precision=tf32 accepts TF32's error).
+      double floor = getTolerance(spec.dtype).atol * set.oracle[o].scale;
+      if (ok && !reference.tf32Products &&
+          !isWithinPrecisionBound(byOracle.maxAbsErr, set.refOracleErr[o], floor)) {
+        ok = false;
+        if (!failed)
+          imprecision = "less precise than the reference in " + spec.name + " on " +
+                        trialName + ": " + againstOracle + " (allowed " +
+                        formatNumber(kPrecisionFactor) + "x, or " + formatNumber(floor) + ")";
+      }
     }
     record["ok"] = ok;
     if (!ok && !failed)
@@ -505,6 +519,10 @@ void Verifier::compareTrial(json &trial, const std::string &trialName,
   trial["ok"] = !failed.has_value();
   if (!failed)
     return;
+  if (!imprecision.empty()) {
+    rejectTrial(trial, imprecision);
+    return;
+  }
   const Port &port = outputs[*failed];
   const Comparison &c = comparisons[*failed].comparison;
   Tolerance tolerance = toleranceOf(*port.spec);

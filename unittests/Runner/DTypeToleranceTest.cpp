@@ -215,3 +215,21 @@ TEST(ToleranceTest, IndicesAndValuesPrintForReasons) {
 }
 
 } // namespace
+
+// Within the tolerance is not enough where an f64 oracle exists: a candidate
+// whose error against it is more than kPrecisionFactor x the reference's
+// fails (the 3xTF32 wgmma product of K = 8192 with unpromoted tensor-core
+// sums: 0.0293 against the default lowering's 0.0021, docs/perf.md), unless
+// its error is below the output type's own absolute tolerance (an exact
+// reference leaves a candidate a rounding).
+TEST(ToleranceTest, PrecisionRuleRejectsAMuchLessPreciseCandidate) {
+  double scale = 450.0; // the product's largest |value| in that trial
+  double floor = getTolerance(DType::F32).atol * scale;
+  EXPECT_FALSE(isWithinPrecisionBound(0.0293, 0.0021, floor));
+  EXPECT_TRUE(isWithinPrecisionBound(0.0041, 0.0021, floor)); // about 2x
+  EXPECT_TRUE(isWithinPrecisionBound(kPrecisionFactor * 0.0021, 0.0021, floor));
+  // An exact reference (small integers): a rounding passes, more does not.
+  EXPECT_TRUE(isWithinPrecisionBound(0.5 * floor, 0.0, floor));
+  EXPECT_FALSE(isWithinPrecisionBound(2 * floor, 0.0, floor));
+  EXPECT_FALSE(isWithinPrecisionBound(NAN, 0.0021, floor));
+}

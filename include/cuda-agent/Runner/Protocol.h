@@ -52,6 +52,13 @@ inline constexpr char kOracleBundleName[] = "oracle";
 /// difference from the f64 oracle) a candidate's error may be, when an
 /// oracle exists (isWithinOracleBound).
 inline constexpr double kOracleErrorFactor = 2.0;
+/// How many times the reference's error against the f64 oracle a
+/// candidate's may be even when its output is within the tolerance of the
+/// reference's (isWithinPrecisionBound): the tolerance is wide enough for
+/// any summation order, and a kernel whose sums lose precision (tensor cores
+/// that round their accumulations toward zero, summed over thousands of
+/// instructions) fits in it on long reductions.
+inline constexpr double kPrecisionFactor = 4.0;
 /// The offset trial's alignment: IREE guarantees only that each dispatch
 /// binding starts at a multiple of 64 bytes (buffers are suballocated from
 /// larger allocations), where cuMemAlloc gives 256 or more. After a
@@ -254,6 +261,20 @@ struct JobResult {
 inline bool isWithinOracleBound(double candErr, double refErr) {
   return std::isfinite(candErr) && std::isfinite(refErr) &&
          candErr <= kOracleErrorFactor * refErr;
+}
+
+/// Whether a candidate whose output is within the tolerance of the
+/// reference's is as precise as the task asks, where an f64 oracle exists:
+/// its largest absolute error against the oracle (`candErr`) is at most
+/// kPrecisionFactor times the reference's (`refErr`), or at most `floor`
+/// (the output type's own absolute tolerance at the output's scale, so that
+/// a reference that is exact, as on small integers, leaves a candidate a
+/// rounding).
+inline bool isWithinPrecisionBound(double candErr, double refErr,
+                                   double floor) {
+  return std::isfinite(candErr) &&
+         (candErr <= floor ||
+          (std::isfinite(refErr) && candErr <= kPrecisionFactor * refErr));
 }
 
 /// A timed candidate is faster when the reference's median time over its

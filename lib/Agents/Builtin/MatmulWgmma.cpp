@@ -222,9 +222,12 @@ FailureOr<std::string> writeRegisterLoad(const LinalgRegion &region,
   return loop;
 }
 
-/// The device function issuing one m64nBNkK on the accumulators.
+/// The device function issuing one m64nBNkK on the accumulators; with
+/// `scaleOperand` it takes wgmma's scale-d as an argument (0: D = A * B,
+/// the accumulators' old values dropped), else it always accumulates.
 std::string wgmmaFunction(const WgmmaTiling &t, const WgmmaElement &element,
-                          const OperandLayout &a, const OperandLayout &b) {
+                          const OperandLayout &a, const OperandLayout &b,
+                          bool scaleOperand = false) {
   int regs = t.bn / 2;
   std::string list, operands;
   for (int i = 0; i < regs; ++i) {
@@ -243,17 +246,19 @@ std::string wgmmaFunction(const WgmmaTiling &t, const WgmmaElement &element,
              "// D (64 x {0}, f32) += A (64 x {9}) * B ({9} x {0}), both read "
              "from shared memory through their descriptors.\n"
              "__device__ __forceinline__ void ca_wgmma(float (&d)[{1}][4], "
-             "unsigned long long da, unsigned long long db) {{\n"
+             "unsigned long long da, unsigned long long db{10}) {{\n"
              "  asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{2}, "
              "0;\\n\"\n"
              "               \"wgmma.mma_async.sync.aligned.m64n{0}k{9}.f32.{3}."
              "{3} {{{4}}, %{5}, %{6}, p, 1, 1{7};\\n}\\n\"\n"
              "               : {8}\n"
-             "               : \"l\"(da), \"l\"(db), \"r\"(1)\n"
+             "               : \"l\"(da), \"l\"(db), \"r\"({11})\n"
              "               : \"memory\");\n"
              "}\n",
              t.bn, t.bn / 8, regs + 2, element.ptxType, list, regs, regs + 1,
-             trans, operands, element.instrK())
+             trans, operands, element.instrK(),
+             scaleOperand ? ", int accumulate" : "",
+             scaleOperand ? "accumulate" : "1")
       .str();
 }
 
@@ -606,6 +611,14 @@ FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
 struct SpecializedTiling {
   int consumers, bn, stages;
   bool stagedStores = true;
+  /// Steps whose products the tensor cores sum on their own before a
+  /// consumer adds them to its f32 accumulators (0: they sum all steps).
+  /// The tensor cores round their sums toward zero: over a long reduction
+  /// the error grows with the number of wgmmas into one accumulator (14x
+  /// the default lowering's at K = 8192: docs/perf.md), and an f32 addition
+  /// every few steps keeps it at the f32 loop's. Needs a second fragment,
+  /// so the 64 x 128 warpgroup tiles only.
+  int promoteSteps = 0;
   int bm() const { return 64 * consumers; }
   int threads() const { return 128 * (consumers + 1); }
   int stageBytes() const { return (bm() + bn) * kRowBytes; }
@@ -701,7 +714,8 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
   std::string src = getPrelude().str() + "\n" + wgmmaHelpers().str() +
                     mbarrierHelpers().str() +
                     (bulk ? bulkCopyHelpers().str() : std::string()) +
-                    wgmmaFunction(shape, element, layouts[0], layouts[1]) +
+                    wgmmaFunction(shape, element, layouts[0], layouts[1],
+                                  t.promoteSteps > 0) +
                     "\n" +
                     kernelSignature(region, name, threads, bulk, 1) +
                     " {\n";
@@ -825,35 +839,62 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
   std::string init =
       c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f";
   src += tiles::mmaAccumulators(store, init);
-  src += llvm::formatv(
-             "  for (int kt = 0; kt < {0}; ++kt) {{\n"
-             "    const int s = kt % {1};\n"
-             "    ca_mbar_wait(full + s * 8, (kt / {1}) & 1);\n"
-             "    // The copies landed through the generic proxy; the tensor "
-             "cores read through\n"
-             "    // the async one.\n"
-             "    asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: "
-             "\"memory\");\n"
-             "    const unsigned sa = sbase + s * {2}, sb = sa + {3};\n"
-             "    asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: "
-             "\"memory\");\n"
-             "#pragma unroll\n"
-             "    for (int ks = 0; ks < 4; ++ks)\n"
-             "      ca_wgmma(acc[0], {4}, {5});\n"
-             "    asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: "
-             "\"memory\");\n"
-             "    // Step kt - 1's products are done: its stage may be "
-             "refilled.\n"
-             "    asm volatile(\"wgmma.wait_group.sync.aligned 1;\\n\" ::: "
-             "\"memory\");\n"
-             "    if (kt > 0 && lane == 0)\n"
-             "      ca_mbar_arrive(empty + ((kt - 1) % {1}) * 8);\n"
-             "  }\n"
-             "  asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: "
-             "\"memory\");\n",
-             steps, t.stages, t.stageBytes(), t.bm() * kRowBytes,
-             descriptor(layouts[0], "sa"), descriptor(layouts[1], "sb"))
-             .str();
+  int promote = t.promoteSteps;
+  if (promote)
+    src += llvm::formatv("  // The tensor cores' sums of {0} steps at a time, "
+                         "added to acc in f32.\n"
+                         "  float part[1][{1}][4];\n",
+                         promote, t.bn / 8)
+               .str();
+  std::string issue =
+      promote ? "      ca_wgmma(part[0], {4}, {5}, kt % {6} != 0 || ks != 0);\n"
+              : "      ca_wgmma(acc[0], {4}, {5});\n";
+  std::string promoteAdd =
+      promote ? llvm::formatv(
+                    "    if (kt % {0} == {1} || kt == {2}) {{\n"
+                    "      asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" "
+                    "::: \"memory\");\n"
+                    "#pragma unroll\n"
+                    "      for (int j = 0; j < {3}; ++j)\n"
+                    "#pragma unroll\n"
+                    "        for (int q = 0; q < 4; ++q) {{\n"
+                    "          asm volatile(\"\" : \"+f\"(part[0][j][q]) :: "
+                    "\"memory\");\n"
+                    "          acc[0][j][q] += part[0][j][q];\n"
+                    "        }\n"
+                    "    }\n",
+                    promote, promote - 1, steps - 1, t.bn / 8)
+                    .str()
+              : std::string();
+  std::string loop =
+      "  for (int kt = 0; kt < {0}; ++kt) {{\n"
+      "    const int s = kt % {1};\n"
+      "    ca_mbar_wait(full + s * 8, (kt / {1}) & 1);\n"
+      "    // The copies landed through the generic proxy; the tensor cores "
+      "read through\n"
+      "    // the async one.\n"
+      "    asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: "
+      "\"memory\");\n"
+      "    const unsigned sa = sbase + s * {2}, sb = sa + {3};\n"
+      "    asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");\n"
+      "#pragma unroll\n"
+      "    for (int ks = 0; ks < 4; ++ks)\n" +
+      issue +
+      "    asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: "
+      "\"memory\");\n"
+      "    // Step kt - 1's products are done: its stage may be refilled.\n"
+      "    asm volatile(\"wgmma.wait_group.sync.aligned 1;\\n\" ::: "
+      "\"memory\");\n"
+      "    if (kt > 0 && lane == 0)\n"
+      "      ca_mbar_arrive(empty + ((kt - 1) % {1}) * 8);\n";
+  src += llvm::formatv(loop.c_str(), steps, t.stages, t.stageBytes(),
+                       t.bm() * kRowBytes, descriptor(layouts[0], "sa"),
+                       descriptor(layouts[1], "sb"), promote)
+             .str() +
+         promoteAdd +
+         "  }\n"
+         "  asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: "
+         "\"memory\");\n";
   src += accumulatorFence(t.bn);
   if (t.stagedStores) {
     FailureOr<std::string> epilogue =
@@ -898,9 +939,11 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
       return failure();
     src += *stores;
   }
-  return wgmmaVariant(llvm::formatv("wgmma-ws{0}-{1}x{2}x{3}-s{4}{5}", label,
+  return wgmmaVariant(llvm::formatv("wgmma-ws{0}-{1}x{2}x{3}-s{4}{5}{6}", label,
                                     t.bm(), t.bn, element.stepK(), t.stages,
-                                    t.stagedStores ? "" : "-regstore")
+                                    t.stagedStores ? "" : "-regstore",
+                                    promote ? "-sum" + std::to_string(promote)
+                                            : std::string())
                           .str(),
                       src, c, t.bm(), t.bn, threads, t.sharedBytes(), why);
 }
@@ -1003,6 +1046,20 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
         list.add(writePackedSpecialized(region, c, t, kTf32Element, {P::Hi},
                                         {P::Hi}, "-tf32", reason),
                  reason);
+    // The 3xTF32 products summed by the tensor cores a few steps at a time
+    // first (promoteSteps): the others' error grows with K past the f32
+    // loop's, which the verifier's precision rule rejects on long
+    // reductions.
+    for (int promote : {4, 2}) {
+      SpecializedTiling t{2, 128, 6};
+      t.promoteSteps = promote;
+      if (fits(t))
+        list.add(writePackedSpecialized(region, c, t, kTf32Element,
+                                        {P::Hi, P::Hi, P::Lo},
+                                        {P::Hi, P::Lo, P::Hi}, "-3xtf32",
+                                        reason),
+                 reason);
+    }
     for (const SpecializedTiling &t : specialized)
       if (fits(t))
         list.add(writePackedSpecialized(region, c, t, kTf32Element,
