@@ -11,6 +11,10 @@
 // accumulators before the only store. f32 inputs are read as float4
 // where their rows are whole vectors. Rows, columns and the reduced
 // dimension need not be tile multiples (bounds checks where they are not).
+// Products with at least as many 128 x 128 tiles as the device has SMs get
+// the pipelined SIMT kernels first: two shared buffers, the next step read
+// into registers during the products, one barrier per step, the warps laid
+// out so that a warp's 16-byte shared reads are conflict-free.
 // f16 and bf16 operands get the warpgroup kernels on sm_90 (MatmulWgmma.cpp)
 // and the tensor-core kernels (MatmulMma.cpp) first and these, converting to
 // f32 as the tiles are loaded, after; f32 operands
@@ -283,6 +287,13 @@ SmallVector<Tiling> cuda_agent::builtin::simtTilings() {
   return {{128, 128, 8, 8, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4}};
 }
 
+SmallVector<WarpTiling> cuda_agent::builtin::warpTilings() {
+  return {{{256, 128, 8, 16, 8}, 2, 4},
+          {{128, 256, 8, 8, 16}, 4, 2},
+          {{128, 128, 8, 8, 8}, 2, 4},
+          {{128, 128, 8, 8, 8}, 4, 2}};
+}
+
 SmallVector<MmaTiling> cuda_agent::builtin::mmaTilings() {
   return {{128, 128, 32, 2, 4}, {64, 64, 32, 2, 2}};
 }
@@ -395,7 +406,204 @@ std::string tiles::simtStoreLoop(const Tiling &t, int64_t M, int64_t N) {
       .str();
 }
 
+std::string tiles::warpSetup(const WarpTiling &t) {
+  return llvm::formatv(
+             "  __shared__ __align__(16) float As[2][{0}][{1} + 4];\n"
+             "  __shared__ __align__(16) float Bs[2][{0}][{2} + 4];\n"
+             "  const int tid = threadIdx.x;\n"
+             "  const int warp = tid / 32, lane = tid % 32;\n"
+             "  const int ty = (warp / {3}) * {4} + (lane / {5}) * 4;\n"
+             "  const int tx = (warp % {3}) * {6} + (lane % {5}) * 4;\n"
+             "  const long long m0 = (long long)blockIdx.y * {1};\n"
+             "  const long long n0 = (long long)blockIdx.x * {2};\n",
+             t.tile.bk, t.tile.bm, t.tile.bn, t.warpsN, t.warpRows(),
+             t.laneCols(), t.warpCols())
+      .str();
+}
+
+std::string tiles::warpProducts(const WarpTiling &t) {
+  // A thread's rows are TM/4 blocks of 4, a half warp tile apart (likewise
+  // its columns): a warp reads laneRows (laneCols) consecutive float4.
+  const Tiling &s = t.tile;
+  return llvm::formatv(
+             "#pragma unroll\n"
+             "    for (int kk = 0; kk < {0}; ++kk) {{\n"
+             "      float a[{1}], b[{2}];\n"
+             "#pragma unroll\n"
+             "      for (int q = 0; q < {1} / 4; ++q) {{\n"
+             "        const float4 v = *reinterpret_cast<const float4 *>("
+             "&As[buf][kk][ty + q * {3}]);\n"
+             "        a[q * 4] = v.x; a[q * 4 + 1] = v.y; a[q * 4 + 2] = v.z; "
+             "a[q * 4 + 3] = v.w;\n"
+             "      }\n"
+             "#pragma unroll\n"
+             "      for (int q = 0; q < {2} / 4; ++q) {{\n"
+             "        const float4 v = *reinterpret_cast<const float4 *>("
+             "&Bs[buf][kk][tx + q * {4}]);\n"
+             "        b[q * 4] = v.x; b[q * 4 + 1] = v.y; b[q * 4 + 2] = v.z; "
+             "b[q * 4 + 3] = v.w;\n"
+             "      }\n"
+             "#pragma unroll\n"
+             "      for (int i = 0; i < {1}; ++i)\n"
+             "#pragma unroll\n"
+             "        for (int j = 0; j < {2}; ++j)\n"
+             "          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);\n"
+             "    }\n",
+             s.bk, s.tm, s.tn, t.laneRows() * 4, t.laneCols() * 4)
+      .str();
+}
+
+std::string tiles::warpStoreLoop(const WarpTiling &t, int64_t M, int64_t N) {
+  return llvm::formatv(
+             "#pragma unroll\n"
+             "  for (int i = 0; i < {0}; ++i) {{\n"
+             "    const long long m = m0 + ty + (i / 4) * {2} + i % 4;\n"
+             "    if (m >= {4}LL)\n      continue;\n"
+             "#pragma unroll\n"
+             "    for (int j = 0; j < {1}; ++j) {{\n"
+             "      const long long n = n0 + tx + (j / 4) * {3} + j % 4;\n"
+             "      if (n >= {5}LL)\n        continue;\n"
+             "      {{\n",
+             t.tile.tm, t.tile.tn, t.laneRows() * 4, t.laneCols() * 4, M, N)
+      .str();
+}
+
 namespace {
+
+/// Whether `operand` (A when `isA`) is read four consecutive elements at a
+/// time: an f32 region input whose rows are whole 16-byte vectors, `count`
+/// elements per thread a multiple of 4. Each vector is all in bounds or
+/// all out, as tiles start at multiples of 4.
+bool readsVectors(const Contraction &c, bool isA, int count) {
+  Value operand = isA ? c.a : c.b;
+  return isa<BlockArgument>(operand) && elementOf(operand).isF32() &&
+         shapeOf(operand).back() % 4 == 0 && count % 4 == 0;
+}
+
+/// The text of the pipelined SIMT kernel's tile of one operand: the
+/// registers `decl`, the statements `fetch` reading the step at k0 into
+/// them, and `store` writing them to shared buffer `buf`.
+struct TileFetch {
+  std::string decl, fetch, store;
+};
+
+FailureOr<TileFetch> writeTileFetch(const LinalgRegion &region,
+                                    const Contraction &c, const Tiling &t,
+                                    bool isA, unsigned &counter,
+                                    std::string &why) {
+  int rows = isA ? t.bm : t.bn;
+  int count = rows * t.bk / t.threads();
+  bool kFast = c.isInnermost(isA ? c.a : c.b, isA ? c.mapA : c.mapB, c.k);
+  SmallVector<std::string> conds =
+      tiles::edgeConds(isA ? c.M : c.N, rows, c.K, t.bk);
+  std::string regs = isA ? "ra" : "rb", tile = isA ? "As" : "Bs";
+  std::string kk = kFast ? "e % " + std::to_string(t.bk)
+                         : "e / " + std::to_string(rows);
+  std::string rr = kFast ? "e / " + std::to_string(t.bk)
+                         : "e % " + std::to_string(rows);
+  TileFetch f;
+  if (readsVectors(c, isA, count)) {
+    Value operand = isA ? c.a : c.b;
+    FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
+        isA ? c.mapA : c.mapB,
+        isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
+    if (failed(idx))
+      return failure();
+    std::string element = llvm::formatv(
+        "#pragma unroll\n"
+        "    for (int p = 0; p < {0}; ++p) {{\n"
+        "      const int e = (tid + p * {1}) * 4;\n"
+        "      const int kk = {2}, rr = {3};\n",
+        count / 4, t.threads(), kk, rr);
+    f.decl = llvm::formatv("  float4 {0}[{1}];\n", regs, count / 4);
+    std::string load =
+        "x = *reinterpret_cast<const float4 *>(in" +
+        std::to_string(cast<BlockArgument>(operand).getArgNumber()) + " + " +
+        linearize(*idx, shapeOf(operand)) + ");\n";
+    f.fetch = element + "      const long long r = " +
+              (isA ? "m0" : "n0") +
+              " + rr, k = k0 + kk;\n"
+              "      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n" +
+              (conds.empty() ? "      " + load
+                             : "      if (" + join(conds, " && ") +
+                                   ")\n        " + load) +
+              "      " + regs + "[p] = x;\n    }\n";
+    f.store = element;
+    if (kFast) {
+      const char *lanes[] = {"x", "y", "z", "w"};
+      for (int l = 0; l < 4; ++l)
+        f.store += "      " + tile + "[buf][kk + " + std::to_string(l) +
+                   "][rr] = " + regs + "[p]." + lanes[l] + ";\n";
+    } else {
+      f.store += "      *reinterpret_cast<float4 *>(&" + tile +
+                 "[buf][kk][rr]) = " + regs + "[p];\n";
+    }
+    f.store += "    }\n";
+    return f;
+  }
+  std::string value;
+  FailureOr<std::string> body =
+      writeOperandValue(region, c, isA, "r", "k", counter, value, why);
+  if (failed(body))
+    return failure();
+  f.decl = llvm::formatv("  float {0}[{1}];\n", regs, count);
+  f.fetch = tiles::loadLoop(rows, t.bk, t.threads(), kFast, isA ? "m0" : "n0",
+                            conds, *body + "        x = " + value + ";\n",
+                            "      " + regs + "[p] = x;\n");
+  f.store = llvm::formatv("#pragma unroll\n"
+                          "    for (int p = 0; p < {0}; ++p) {{\n"
+                          "      const int e = tid + p * {1};\n"
+                          "      const int kk = {2}, rr = {3};\n"
+                          "      {4}[buf][kk][rr] = {5}[p];\n"
+                          "    }\n",
+                          count, t.threads(), kk, rr, tile, regs);
+  return f;
+}
+
+/// The pipelined SIMT kernel: the next step's tiles are read into
+/// registers while the block multiplies the current shared buffer, then
+/// stored to the other one; one barrier per step.
+FailureOr<Variant> writeWarpSimt(const LinalgRegion &region,
+                                 const Contraction &c, const WarpTiling &w,
+                                 std::string &why) {
+  const Tiling &t = w.tile;
+  unsigned counter = 0;
+  std::string name = "matmul";
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, name, t.threads(), false,
+                                    w.minBlocks()) +
+                    " {\n";
+  src += tiles::warpSetup(w);
+  src += c.batchIndices();
+  std::string init = "0.0f";
+  if (c.initIsSplat(region))
+    init = region.splats.lookup(c.init);
+  src += tiles::simtAccumulators(t, init);
+  std::string fetch, store;
+  for (bool isA : {true, false}) {
+    FailureOr<TileFetch> f = writeTileFetch(region, c, t, isA, counter, why);
+    if (failed(f))
+      return failure();
+    src += f->decl;
+    fetch += f->fetch;
+    store += f->store;
+  }
+  src += "  int buf = 0;\n  {\n    const long long k0 = 0;\n" + fetch +
+         store + "  }\n  __syncthreads();\n";
+  src += tiles::kLoop(c.K, t.bk);
+  src += llvm::formatv("    const bool more = k0 + {0} < {1}LL;\n"
+                       "    if (more) {{\n"
+                       "      const long long next = k0 + {0};\n"
+                       "      const long long k0 = next;\n",
+                       t.bk, c.K)
+             .str() +
+         fetch + "    }\n";
+  src += tiles::warpProducts(w);
+  src += "    if (more) {\n      buf ^= 1;\n" + store +
+         "    }\n    __syncthreads();\n  }\n";
+  return closeProduct({name, c.M, c.N, c.batches}, w, std::move(src),
+                      writeEpilogue(region, c, "acc[i][j]", counter, why), why);
+}
 
 /// The shared-memory tile of one operand loaded by every thread: `rows`
 /// along M (or N) and BK along K, coalesced along the operand's innermost
@@ -507,9 +715,11 @@ public:
     addWgmmaVariants(region, *c, target, precision == Precision::Tf32, list);
     addMmaVariants(region, *c, target, list);
     addTf32Variants(region, *c, target, precision == Precision::Tf32, list);
-    for (const Tiling &t :
-         bestFirst(simtTilings(),
-                   hasFewBigTiles(c->M, c->N, c->batches, target)))
+    bool fewBigTiles = hasFewBigTiles(c->M, c->N, c->batches, target);
+    if (!fewBigTiles)
+      for (const WarpTiling &t : warpTilings())
+        list.add(writeWarpSimt(region, *c, t, reason), reason);
+    for (const Tiling &t : bestFirst(simtTilings(), fewBigTiles))
       list.add(writeSimt(region, *c, t, reason), reason);
   }
 };

@@ -83,6 +83,22 @@ struct Tiling {
   int threads() const { return (bm / tm) * (bn / tn); }
 };
 
+/// The pipelined SIMT kernel's shape: tiling `tile` (TM, TN multiples of
+/// 4) with its warps laid out `warpsM` x `warpsN` over the block tile,
+/// each warp's lanes over its warp tile so that a warp's 16-byte shared
+/// reads of either operand span at most 128 bytes.
+struct WarpTiling {
+  Tiling tile;
+  int warpsM, warpsN;
+  int warpRows() const { return tile.bm / warpsM; }
+  int warpCols() const { return tile.bn / warpsN; }
+  int laneCols() const { return warpCols() / tile.tn; }
+  int laneRows() const { return 32 / laneCols(); }
+  /// Blocks per SM the registers are planned for: two with 8 x 8 per
+  /// thread (at most 128 registers), one with more.
+  int minBlocks() const { return tile.tm * tile.tn <= 64 ? 2 : 1; }
+};
+
 /// A tensor-core BM x BN block tile, BK deep, split over WARPS_M x WARPS_N
 /// warps.
 struct MmaTiling {
@@ -120,6 +136,15 @@ std::string simtProducts(const Tiling &t);
 /// statements follow, skipping those past M x N; closed by simtStoreEnd.
 std::string simtStoreLoop(const Tiling &t, int64_t M, int64_t N);
 inline StringRef simtStoreEnd() { return "      }\n    }\n  }\n}\n"; }
+/// Pipelined SIMT: two shared buffers each of As, Bs (k-major), the
+/// thread's first row `ty` and column `tx` in the block tile, block
+/// coordinates.
+std::string warpSetup(const WarpTiling &t);
+/// Pipelined SIMT: the products of buffer `buf`'s step.
+std::string warpProducts(const WarpTiling &t);
+/// Pipelined SIMT: simtStoreLoop() for the warp layout; closed by
+/// simtStoreEnd.
+std::string warpStoreLoop(const WarpTiling &t, int64_t M, int64_t N);
 /// mma.sync: shared tiles As, Bs ([rows][k], `storage`), warp coordinates.
 std::string mmaSetup(const MmaTiling &t, StringRef storage);
 /// mma.sync: the accumulator fragments, all `init`.
@@ -156,6 +181,9 @@ SmallVector<T> bestFirst(SmallVector<T> tilings, bool fewBigTiles) {
 
 /// The SIMT and mma.sync tilings of every product, largest first.
 SmallVector<Tiling> simtTilings();
+/// The pipelined SIMT tilings of the products with at least as many
+/// 128 x 128 tiles as the device has SMs.
+SmallVector<WarpTiling> warpTilings();
 SmallVector<MmaTiling> mmaTilings();
 
 /// Appends the tensor-core variants (MatmulMma.cpp) when both operands are

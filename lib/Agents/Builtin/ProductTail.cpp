@@ -80,6 +80,18 @@ FailureOr<Variant> cuda_agent::builtin::closeProduct(
 }
 
 FailureOr<Variant> cuda_agent::builtin::closeProduct(
+    const ProductShape &p, const WarpTiling &t, std::string src,
+    FailureOr<std::string> epilogue, std::string &why) {
+  const Tiling &s = t.tile;
+  return close(p, std::move(src), std::move(epilogue),
+               tiles::warpStoreLoop(t, p.M, p.N), tiles::simtStoreEnd(), s.bm,
+               s.bn, s.threads(), 0,
+               llvm::formatv("simt-{0}x{1}x{2}-t{3}x{4}-w{5}x{6}", s.bm, s.bn,
+                             s.bk, s.tm, s.tn, t.warpsM, t.warpsN),
+               why);
+}
+
+FailureOr<Variant> cuda_agent::builtin::closeProduct(
     const ProductShape &p, const MmaTiling &t, std::string src,
     FailureOr<std::string> epilogue, std::string &why) {
   return closeFragments(p, t, std::move(src), std::move(epilogue),

@@ -43,6 +43,10 @@ FailureOr<Variant> closeProduct(const ProductShape &p, const Tiling &t,
                                 std::string src,
                                 FailureOr<std::string> epilogue,
                                 std::string &why);
+FailureOr<Variant> closeProduct(const ProductShape &p, const WarpTiling &t,
+                                std::string src,
+                                FailureOr<std::string> epilogue,
+                                std::string &why);
 FailureOr<Variant> closeProduct(const ProductShape &p, const MmaTiling &t,
                                 std::string src,
                                 FailureOr<std::string> epilogue,

@@ -2,14 +2,15 @@
 """Runs the builtin agent's matmul candidates on the CPU and compares them
 with a double-precision reference.
 
-    emulate_matmul.py CLANG JOBS_DIR
+    emulate_matmul.py CLANG JOBS_DIR [NAME_REGEX]
 
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
-contractions of Inputs/builtin/matmul_shapes.mlir and bench's
-matmul_f16_f32acc), each candidate's kernel.cu is compiled by CLANG for the
+contractions of Inputs/builtin/matmul_shapes.mlir and
+matmul_many_tiles.mlir, and bench's matmul_f16_f32acc), each candidate's kernel.cu is compiled by CLANG for the
 host with cuda_on_cpu.h (threads as std::threads, mma.sync, cp.async and
 cvt.rna.tf32 emulated as the PTX ISA specifies them) and run over its plan's grid
-(the sm_90a wgmma candidates are skipped: no emulation). Prints one line
+(the sm_90a wgmma candidates are skipped: no emulation; with NAME_REGEX,
+only the candidates whose name it matches are run). Prints one line
 per candidate; exits 1 when one is off by more than the case's tolerance or
 when no candidate was run.
 """
@@ -40,6 +41,10 @@ CASES = {
                     "std::max(0.0, s + bias[n])", "A.data(), B.data(), bias.data(), out.data()", 1e-4),
     "linear_transposed": (96, 40, 72, 1, "float", "float", "A[m * K + k]", "B[n * K + k]",
                           "std::max(0.0, s + bias[n])", "A.data(), B.data(), bias.data(), out.data()", 1e-4),
+    "many_tiles_scaled_a": (130, 260, 20, 22, "float", "float", "A[(bt * M + m) * K + k]",
+                            "B[(bt * K + k) * N + n]", "s * 0.5", "A.data(), B.data(), out.data()", 1e-4),
+    "many_tiles_transposed": (132, 260, 20, 22, "float", "float", "A[(bt * K + k) * M + m]",
+                              "B[(bt * N + n) * K + k]", "s", "A.data(), B.data(), out.data()", 1e-4),
     "matmul_f16_f32acc": (256, 256, 256, 1, "__half", "__half", "A[m * K + k]", "B[k * N + n]",
                                   "s", "A.data(), B.data(), out.data()", 1e-3),
 }
@@ -83,12 +88,14 @@ def run(clang, jobs_dir, job, cand, work):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    clang, jobs_dir = sys.argv[1:]
+    clang, jobs_dir = sys.argv[1:3]
+    only = re.compile(sys.argv[3] if len(sys.argv) == 4 else "")
     # wgmma (sm_90a) has no host emulation: its kernels are checked for
     # their PTX here and verified on the GPU.
-    return check(jobs_dir, CASES, lambda name: not name.startswith("wgmma-"),
+    return check(jobs_dir, CASES,
+                 lambda name: not name.startswith("wgmma-") and only.search(name),
                  lambda job, cand, work: run(clang, jobs_dir, job, cand, work))
 
 if __name__ == "__main__":
