@@ -343,14 +343,20 @@ private:
          << " : index\n";
     os << "        hal.return %" << id << "_x, %" << id << "_y, %" << id
        << "_z : index, index, index\n      }\n";
-    // Kernel arguments are the bindings in layout order.
+    // Kernel arguments are the bindings in layout order. Indirect, as in
+    // IREE's own dispatches: the bindings may come from a binding table, so
+    // IREE records the command buffer once and replays it (memoized) instead
+    // of recording it on every call, which costs the host tens of
+    // microseconds; the kernel's arguments are the same pointers either way.
     os << "      layout(#hal.pipeline.layout<bindings = [";
     llvm::interleaveComma(launch.args, os, [&](const std::string &arg) {
       const PlanBuffer *buffer = find(arg);
-      os << "#hal.pipeline.binding<storage_buffer"
-         << (buffer && buffer->role == "input" ? ", ReadOnly" : "") << ">";
+      os << "#hal.pipeline.binding<storage_buffer, "
+         << (buffer && buffer->role == "input" ? "\"ReadOnly|Indirect\""
+                                                : "Indirect")
+         << ">";
     });
-    os << "]>)\n";
+    os << "], flags = Indirect>)\n";
     writeObjects(os, id, launch);
     os << "      <{workgroup_size = [" << launch.block[0] << " : index, "
        << launch.block[1] << " : index, " << launch.block[2] << " : index]";
