@@ -414,7 +414,10 @@ private:
          << (isInput(arg) ? "\"ReadOnly|Indirect\"" : "Indirect") << ">";
     });
     os << "], flags = Indirect>)\n";
-    writeObjects(os, id, launch);
+    std::string cubinFile =
+        llvm::formatv("{0}.{1}.{2}.cubin", func.getSymName(), index,
+                      launch.kernel);
+    writeObjects(os, id, launch, cubinFile);
     os << "      <{workgroup_size = [" << launch.block[0] << " : index, "
        << launch.block[1] << " : index, " << launch.block[2] << " : index]";
     if (launch.sharedBytes)
@@ -430,9 +433,6 @@ private:
                   types[storage(arg)]);
     }
 
-    std::string cubinFile =
-        llvm::formatv("{0}.{1}.{2}.cubin", func.getSymName(), index,
-                      launch.kernel);
     cubins.push_back({cubinFile, plan.objects.lookup(launch.object)});
     record.dispatches.push_back({launch.kernel, launch.grid, launch.block,
                                  launch.sharedBytes, alignment, cubinFile,
@@ -443,8 +443,13 @@ private:
   /// The cubin for devices of `chip`'s compute capability; the PTX, which
   /// the driver compiles for newer ones, after it, unless the kernel was
   /// built for the arch-specific `chip`a (`sm_90a`), whose PTX runs on no
-  /// other chip.
-  void writeObjects(raw_ostream &os, StringRef id, const PlanLaunch &launch) {
+  /// other chip. The cubin's object also names its file under objects/
+  /// (IREE embeds the data, the path is only a name): IREE 3.13 merges
+  /// extern executables that differ only in their export's name, so two
+  /// kernels of one cubin with the same layout, grid and block (a plan's
+  /// pack_a and pack_b) would both launch the first without it.
+  void writeObjects(raw_ostream &os, StringRef id, const PlanLaunch &launch,
+                    StringRef cubinFile) {
     auto [major, minor] = computeCapability(chip);
     std::string dev = "%" + id.str() + "_cubin_device";
     os << "      objects({\n        " << kIreeTargetAlias << " if(" << dev
@@ -468,7 +473,8 @@ private:
     os << "          %" << id << "_is_chip = arith.andi " << isMajor << ", "
        << isMinor << " : i1\n";
     os << "          hal.return %" << id << "_is_chip : i1\n";
-    os << "        } ordinal(0) = [#hal.executable.object<{data = "
+    os << "        } ordinal(0) = [#hal.executable.object<{path = \"objects/"
+       << cubinFile << "\", data = "
        << denseBytes(plan.objects.lookup(launch.object)) << "}>]";
     // An arch-specific kernel (plan chip sm_90a: wgmma) has no PTX a newer
     // chip could JIT: its cubin is the only object.
