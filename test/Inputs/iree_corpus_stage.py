@@ -24,6 +24,7 @@ Prints one line per program staged or not.
 import argparse
 import ctypes
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -42,6 +43,34 @@ def candidate_of(region, iree_dir, job_dir):
         if objects == embedded:
             return candidate.name
     return None
+
+
+def write_jobs(work, jobs, function, regions):
+    """jobs/jobs.json with every exported region's job: the runner was called once per
+    region, so work/jobs.json lists the last one only; the others are rebuilt from their
+    directories (the reference's region.mlir carries the region's kind, flops and bytes)."""
+    spec = json.loads((work / "jobs.json").read_text())
+    kept = {job["hash"]: job for job in spec["jobs"]}
+    function = next((job["function"] for job in spec["jobs"]), function)
+    spec["jobs"] = []
+    for hash_, name in regions:
+        if hash_ in kept:
+            spec["jobs"].append(kept[hash_])
+            continue
+        region = (work / hash_ / "reference" / "region.mlir").read_text()
+        attribute = lambda key: re.search(key + r' = "?([\w.]+)', region).group(1)
+        candidates = []
+        for candidate in sorted((work / hash_ / "candidates").iterdir()):
+            plan = json.loads((candidate / "plan.json").read_text())
+            candidates.append({"agent": plan.get("agent", "builtin"), "model": plan.get("model", ""),
+                               "bundle": f"{hash_}/candidates/{candidate.name}",
+                               "name": candidate.name, "turn": 1})
+        spec["jobs"].append({
+            "hash": hash_, "function": function, "region": name,
+            "kind": attribute("kind"), "flops": int(attribute("flops")),
+            "bytes": int(attribute("bytes")), "reference": f"{hash_}/reference",
+            "region_mlir": region, "candidates": candidates})
+    (jobs / "jobs.json").write_text(json.dumps(spec, indent=1))
 
 
 def stage_program(name, build, programs, out, tools, reference):
@@ -66,6 +95,8 @@ def stage_program(name, build, programs, out, tools, reference):
     if any(r["exported"] for r in regions):
         shutil.copytree(source / "work", target / "jobs",
                         ignore=shutil.ignore_patterns("result.json", "*.cu", "region.mlir"))
+        write_jobs(source / "work", target / "jobs", manifest["module"],
+                   [(r["hash"], r["function"]) for r in manifest["regions"] if r["exported"]])
 
     function, inputs, expected = reference.program_case(name, programs, np.random.default_rng(0))
     library = ctypes.CDLL(str(reference.build(tools, out / "_cpu", programs / f"{name}.mlir", False)))
