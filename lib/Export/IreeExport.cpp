@@ -406,8 +406,8 @@ private:
     // Kernel arguments are the bindings in layout order. Indirect, as in
     // IREE's own dispatches: the bindings may come from a binding table, so
     // IREE records the command buffer once and replays it (memoized) instead
-    // of recording it on every call, which costs the host tens of
-    // microseconds; the kernel's arguments are the same pointers either way.
+    // of recording it on every call; the kernel's arguments are the same
+    // pointers either way.
     os << "      layout(#hal.pipeline.layout<bindings = [";
     llvm::interleaveComma(launch.args, os, [&](const std::string &arg) {
       os << "#hal.pipeline.binding<storage_buffer, "
