@@ -3,10 +3,11 @@
 // Writes an outlined module for IREE: a region whose kernel agent-generate
 // chose becomes one `hal.dispatch.extern` per launch of its plan, chained
 // through tensors (each launch takes the current value of every buffer it
-// names and yields new values of those it may write), with the cubin
-// embedded for sm_90 devices and the PTX for others; every other function
-// is printed as it is. The hal ops are written as text in the syntax IREE
-// 3.13 parses (inherent attributes in the `<{...}>` property form).
+// names and yields new values of those it may write; a view is its buffer's
+// value reshaped), with the cubin embedded for sm_90 devices and the PTX for
+// others; every other function is printed as it is. The hal ops are written
+// as text in the syntax IREE 3.13 parses (inherent attributes in the
+// `<{...}>` property form).
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,7 +115,7 @@ public:
     writeBuffers(os);
     for (auto [i, launch] : llvm::enumerate(plan.launches)) {
       if (launch.isCopy()) {
-        values[launch.copyTo] = values.lookup(launch.copyFrom);
+        writeCopy(os, i, launch);
         continue;
       }
       if (!writeDispatch(os, i, launch)) {
@@ -142,10 +143,14 @@ private:
   /// Why the plan cannot be written as dispatches, if it cannot.
   std::optional<std::string> unsupported() {
     for (const PlanBuffer &buffer : plan.buffers) {
-      if (buffer.isView())
-        return "its plan reshapes buffers ('" + buffer.name +
-               "' views '" + buffer.viewOf +
-               "'), which the export does not write yet";
+      if (buffer.isView()) {
+        const PlanBuffer *base = find(buffer.viewOf);
+        if (!base || base->isView() || base->dtype != buffer.dtype ||
+            elements(base->shape) != elements(buffer.shape))
+          return "its view '" + buffer.name + "' is not '" + buffer.viewOf +
+                 "' under another shape";
+        continue;
+      }
       if (buffer.role == "input")
         inputs.push_back(&buffer);
       else if (buffer.role == "output")
@@ -180,14 +185,15 @@ private:
       llvm::StringSet<> seen;
       bool writes = false;
       for (const std::string &arg : launch.args) {
-        if (!seen.insert(arg).second)
-          return "kernel '" + launch.kernel + "' takes buffer '" + arg +
-                 "' twice";
         const PlanBuffer *buffer = find(arg);
         if (!buffer && arg != "workspace")
           return "kernel '" + launch.kernel + "' names unknown buffer '" +
                  arg + "'";
-        writes |= !buffer || buffer->role != "input";
+        if (!seen.insert(storage(arg)).second)
+          return "kernel '" + launch.kernel + "' takes buffer '" +
+                 storage(arg) + "' twice" +
+                 (storage(arg) != arg ? " (as its view '" + arg + "')" : "");
+        writes |= !isInput(arg);
       }
       if (!writes)
         return "kernel '" + launch.kernel + "' is given no buffer to write";
@@ -231,6 +237,56 @@ private:
       if (buffer.name == name)
         return &buffer;
     return nullptr;
+  }
+
+  static int64_t elements(ArrayRef<int64_t> shape) {
+    int64_t count = 1;
+    for (int64_t size : shape)
+      count *= size;
+    return count;
+  }
+
+  /// The buffer whose storage `name` is: a view's base, else itself.
+  std::string storage(StringRef name) const {
+    const PlanBuffer *buffer = find(name);
+    return buffer && buffer->isView() ? buffer->viewOf : name.str();
+  }
+
+  /// Whether `name` (a buffer or a view of one) is an input of the region.
+  bool isInput(StringRef name) const {
+    const PlanBuffer *buffer = find(storage(name));
+    return buffer && buffer->role == "input";
+  }
+
+  /// The tensor type of `name` (a buffer or a view: its own shape).
+  std::string typeOf(StringRef name) {
+    const PlanBuffer *buffer = find(name);
+    if (!buffer || !buffer->isView())
+      return types.lookup(name);
+    return str(RankedTensorType::get(
+        buffer->shape, parseDtypeName(func.getContext(), buffer->dtype)));
+  }
+
+  /// Writes `value` of type `from` reshaped to `to` as `%name` (IREE's
+  /// reshape: the same buffer under another shape, no copy) and returns the
+  /// new value, or `value` when the types are the same.
+  std::string reshape(raw_ostream &os, StringRef name, StringRef value,
+                      StringRef from, StringRef to) {
+    if (from == to)
+      return value.str();
+    os << "  %" << name << " = flow.tensor.reshape " << value << " : " << from
+       << " -> " << to << "\n";
+    return "%" + name.str();
+  }
+
+  /// A copy step: its target's storage holds the source's value from now on,
+  /// reshaped when either is a view.
+  void writeCopy(raw_ostream &os, size_t index, const PlanLaunch &launch) {
+    std::string from = storage(launch.copyFrom), to = storage(launch.copyTo);
+    std::string name =
+        llvm::formatv("{0}_c{1}", func.getSymName(), index).str();
+    values[to] = reshape(os, name, values.lookup(from), types.lookup(from),
+                         types.lookup(to));
   }
 
   void writeSignature(raw_ostream &os) {
@@ -309,30 +365,34 @@ private:
     SmallVector<std::string> written;
     llvm::StringSet<> operands;
     for (const std::string &arg : launch.args) {
-      const PlanBuffer *buffer = find(arg);
-      if (!buffer || buffer->role != "input")
+      if (!isInput(arg))
         written.push_back(arg);
-      if (!operands.insert(values[arg]).second) {
+      if (!operands.insert(values[storage(arg)]).second) {
         record.reason = "kernel '" + launch.kernel + "' is given buffer '" +
                         arg + "' and the buffer it was copied from or to";
         return false;
       }
     }
+    // A view is its buffer's value reshaped.
+    llvm::StringMap<std::string> operand;
+    for (const std::string &arg : launch.args)
+      operand[arg] = reshape(os, id + "_" + arg, values[storage(arg)],
+                             types[storage(arg)], typeOf(arg));
     std::string dispatch = "%" + id;
     os << "  " << dispatch;
     if (written.size() > 1)
       os << ":" << written.size();
     os << " = hal.dispatch.extern \"" << launch.kernel << "\"(";
     llvm::interleaveComma(launch.args, os,
-                          [&](const std::string &arg) { os << values[arg]; });
+                          [&](const std::string &arg) { os << operand[arg]; });
     os << ") : (";
     llvm::interleaveComma(launch.args, os,
-                          [&](const std::string &arg) { os << types[arg]; });
+                          [&](const std::string &arg) { os << typeOf(arg); });
     os << ") -> ";
     if (written.size() > 1)
       os << "(";
     llvm::interleaveComma(written, os,
-                          [&](const std::string &arg) { os << values[arg]; });
+                          [&](const std::string &arg) { os << operand[arg]; });
     if (written.size() > 1)
       os << ")";
     // The grid is the plan's, whatever the device.
@@ -343,28 +403,36 @@ private:
          << " : index\n";
     os << "        hal.return %" << id << "_x, %" << id << "_y, %" << id
        << "_z : index, index, index\n      }\n";
-    // Kernel arguments are the bindings in layout order.
+    // Kernel arguments are the bindings in layout order. Indirect, as in
+    // IREE's own dispatches: the bindings may come from a binding table, so
+    // IREE records the command buffer once and replays it (memoized) instead
+    // of recording it on every call; the kernel's arguments are the same
+    // pointers either way.
     os << "      layout(#hal.pipeline.layout<bindings = [";
     llvm::interleaveComma(launch.args, os, [&](const std::string &arg) {
-      const PlanBuffer *buffer = find(arg);
-      os << "#hal.pipeline.binding<storage_buffer"
-         << (buffer && buffer->role == "input" ? ", ReadOnly" : "") << ">";
+      os << "#hal.pipeline.binding<storage_buffer, "
+         << (isInput(arg) ? "\"ReadOnly|Indirect\"" : "Indirect") << ">";
     });
-    os << "]>)\n";
-    writeObjects(os, id, launch);
+    os << "], flags = Indirect>)\n";
+    std::string cubinFile =
+        llvm::formatv("{0}.{1}.{2}.cubin", func.getSymName(), index,
+                      launch.kernel);
+    writeObjects(os, id, launch, cubinFile);
     os << "      <{workgroup_size = [" << launch.block[0] << " : index, "
        << launch.block[1] << " : index, " << launch.block[2] << " : index]";
     if (launch.sharedBytes)
       os << ", workgroup_local_memory = " << launch.sharedBytes << " : index";
     os << "}>\n";
-    for (auto [i, arg] : llvm::enumerate(written))
-      values[arg] = written.size() > 1
-                        ? llvm::formatv("{0}#{1}", dispatch, i).str()
-                        : dispatch;
+    // A view written is its buffer's new value, reshaped back.
+    for (auto [i, arg] : llvm::enumerate(written)) {
+      std::string result = written.size() > 1
+                               ? llvm::formatv("{0}#{1}", dispatch, i).str()
+                               : dispatch;
+      values[storage(arg)] =
+          reshape(os, id + "_" + arg + "_back", result, typeOf(arg),
+                  types[storage(arg)]);
+    }
 
-    std::string cubinFile =
-        llvm::formatv("{0}.{1}.{2}.cubin", func.getSymName(), index,
-                      launch.kernel);
     cubins.push_back({cubinFile, plan.objects.lookup(launch.object)});
     record.dispatches.push_back({launch.kernel, launch.grid, launch.block,
                                  launch.sharedBytes, alignment, cubinFile,
@@ -375,8 +443,13 @@ private:
   /// The cubin for devices of `chip`'s compute capability; the PTX, which
   /// the driver compiles for newer ones, after it, unless the kernel was
   /// built for the arch-specific `chip`a (`sm_90a`), whose PTX runs on no
-  /// other chip.
-  void writeObjects(raw_ostream &os, StringRef id, const PlanLaunch &launch) {
+  /// other chip. The cubin's object also names its file under objects/
+  /// (IREE embeds the data, the path is only a name): IREE 3.13 merges
+  /// extern executables that differ only in their export's name, so two
+  /// kernels of one cubin with the same layout, grid and block (a plan's
+  /// pack_a and pack_b) would both launch the first without it.
+  void writeObjects(raw_ostream &os, StringRef id, const PlanLaunch &launch,
+                    StringRef cubinFile) {
     auto [major, minor] = computeCapability(chip);
     std::string dev = "%" + id.str() + "_cubin_device";
     os << "      objects({\n        " << kIreeTargetAlias << " if(" << dev
@@ -400,7 +473,8 @@ private:
     os << "          %" << id << "_is_chip = arith.andi " << isMajor << ", "
        << isMinor << " : i1\n";
     os << "          hal.return %" << id << "_is_chip : i1\n";
-    os << "        } ordinal(0) = [#hal.executable.object<{data = "
+    os << "        } ordinal(0) = [#hal.executable.object<{path = \"objects/"
+       << cubinFile << "\", data = "
        << denseBytes(plan.objects.lookup(launch.object)) << "}>]";
     // An arch-specific kernel (plan chip sm_90a: wgmma) has no PTX a newer
     // chip could JIT: its cubin is the only object.

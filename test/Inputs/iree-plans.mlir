@@ -1,9 +1,9 @@
 // Region functions as agent-generate leaves them (cuda_agent.region, and
 // cuda_agent.kernel with the plan and its objects), with plans the example
 // does not have: two launches sharing a zeroed workspace, a copy step,
-// dynamic shared memory, a PTX with 8-byte vector loads; a plan with a view
-// and one whose copy makes two arguments one tensor (both left to IREE); a
-// region without a kernel. The cubins are stand-ins: IREE embeds objects
+// dynamic shared memory, a PTX with 8-byte vector loads, a plan with a view
+// (more in iree-views.mlir); one whose copy makes two arguments one tensor
+// (left to IREE); a region without a kernel. The cubins are stand-ins: IREE embeds objects
 // without reading them. Used by test/Export/agent-export-iree-plans.test.
 module @plans {
   func.func @main(%a: tensor<64xf32>, %b: tensor<4x16xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<4x16xf32>, tensor<64xf32>) {

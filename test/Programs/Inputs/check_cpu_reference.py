@@ -105,6 +105,17 @@ def torch_program(name, data_dir):
     return None
 
 
+def program_case(name, programs, rng):
+    """(function, inputs, expected outputs) of the corpus program `name` in `programs`:
+    a torch-mlir program's saved data (torch_program), or inputs drawn from `rng` and
+    the NumPy reference on them."""
+    if name.startswith("torch-"):
+        return torch_program(name, programs / "Inputs" / "torch")
+    function, shapes, reference = PROGRAMS[name]
+    inputs = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+    return function, inputs, reference(*[x.astype(np.float64) for x in inputs])
+
+
 def build(tools, work, source, outline):
     """The CPU reference of `source` as a shared library; with `outline`, of the program
     outlined first (regions as functions the caller calls, pads inside the regions)."""
@@ -135,12 +146,7 @@ def main(opt, translate, clang, work, programs):
         sys.exit(f"no NumPy reference for {missing}")
     rng = np.random.default_rng(0)
     for name in sources:
-        if name in torch_programs:
-            function, inputs, expected = torch_programs[name]
-        else:
-            function, shapes, reference = PROGRAMS[name]
-            inputs = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
-            expected = reference(*[x.astype(np.float64) for x in inputs])
+        function, inputs, expected = program_case(name, programs, rng)
         for outline in (False, True):
             label = name + (" (outlined)" if outline else "")
             library = ctypes.CDLL(str(build((opt, translate, clang), work,
