@@ -646,6 +646,12 @@ struct SpecializedTiling {
   }
 };
 
+/// The reduction length up to which the tensor cores' sums of a 3xTF32
+/// product are about as precise as an f32 loop's (384 wgmma sums into an
+/// accumulator, each rounded toward zero, against 1024 roundings to
+/// nearest), past which its kernels add them in f32 every few steps.
+constexpr int64_t kPromoteAfterK = 1024;
+
 /// The mbarrier helpers of the warp-specialized kernels.
 StringRef mbarrierHelpers() {
   return R"cuda(// mbarriers in shared memory: init, wait for the phase of a parity,
@@ -1046,11 +1052,13 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
         list.add(writePackedSpecialized(region, c, t, kTf32Element, {P::Hi},
                                         {P::Hi}, "-tf32", reason),
                  reason);
-    // The 3xTF32 products summed by the tensor cores a few steps at a time
-    // first (promoteSteps): the others' error grows with K past the f32
-    // loop's, which the verifier's precision rule rejects on long
-    // reductions.
+    // Over a long reduction, the 3xTF32 products summed by the tensor cores
+    // a few steps at a time first (promoteSteps): the others' error grows
+    // with K past the f32 loop's, which the verifier's precision rule
+    // rejects (up to kPromoteAfterK their sums are as precise).
     for (int promote : {4, 2}) {
+      if (c.K <= kPromoteAfterK)
+        break;
       SpecializedTiling t{2, 128, 6};
       t.promoteSteps = promote;
       if (fits(t))
