@@ -32,15 +32,15 @@
 // wgmmas, the producer's registers given to them (setmaxnreg). Plain
 // pointer parameters, as every kernel of the plan takes: a TMA tensor map
 // would need the launchers (gpu.launch_func, IREE's dispatch) to build it.
+// The same kernel on operands packed into the workspace first (f32 ones as
+// TF32 parts, 16-bit ones cp.async cannot copy) is MatmulWgmmaPacked.cpp's
+// (MatmulWgmma.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelText.h"
-#include "Matmul.h"
-#include "OperandPack.h"
+#include "MatmulWgmma.h"
 #include "ProductTail.h"
-
-#include "cuda-agent/Runner/Protocol.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -60,13 +60,8 @@ constexpr const char *kKernelName = "matmul";
 /// The arch the kernels are built for: wgmma is in sm_90's arch-specific
 /// instruction set only.
 constexpr const char *kWgmmaArch = "sm_90a";
-/// Bytes of one 64-element (128-byte) row of a 16-bit operand's tile.
-constexpr int kRowBytes = 128;
 /// Bytes of a 64 x 64 MN-major atom column (64 k rows of 64 elements).
 constexpr int kMnAtomBytes = kStepK * kRowBytes;
-/// The rows of tiles the blocks of the kernels on packed operands take at a
-/// time (grouped order: 8 x 128 rows against a wave's columns).
-constexpr int kTileGroupRows = 8;
 
 /// A warpgroup tile: BM = 64 rows per warpgroup, BN columns (one
 /// m64nBNk16 per warpgroup and k16 slice), `stages` shared-memory buffers.
@@ -78,20 +73,6 @@ struct WgmmaTiling {
   int stageBytes() const { return tileBytes(true) + tileBytes(false); }
   /// The stages and the 1024 bytes that align them to a swizzle atom.
   int sharedBytes() const { return stages * stageBytes() + 1024; }
-};
-
-/// The element type the tensor cores read: f16 or bf16 (a wgmma is 16
-/// deep) or TF32 (8 deep, both operands k-major). A pipeline step is one
-/// 128-byte row of either.
-struct WgmmaElement {
-  StringRef ptxType;
-  int bytes;
-  int stepK() const { return kRowBytes / bytes; }
-  /// Elements per 16-byte copy.
-  int chunk() const { return 16 / bytes; }
-  /// The k depth of one wgmma: 32 bytes.
-  int instrK() const { return 32 / bytes; }
-  bool isTf32() const { return bytes == 4; }
 };
 
 /// The 16-bit element of `c`'s operands (both f16 or both bf16).
@@ -435,20 +416,15 @@ FailureOr<Variant> writeWgmma(const LinalgRegion &region, const Contraction &c,
                       t.sharedBytes(), why);
 }
 
-/// Where the producer warpgroup copies one operand from: the operand's
+/// Where the cp.async producer copies one region input from: the operand's
 /// row 0, k 0 of the block's batch (`pointer`, a typed C pointer), its
 /// element strides, and the rows and reduced indices in bounds (copies past
-/// them are zero-filled, naming the valid address `any`). A `bulk` source
-/// (a packed operand) holds each of the block's steps whole, `stepBytes`
-/// apart from `pointer` (the block tile's first step, a byte pointer): one
-/// bulk copy a step.
+/// them are zero-filled, naming the valid address `any`).
 struct ProducerSource {
   bool isA, kMajor;
   std::string pointer, any;
   int64_t strideRow, strideK;
   int64_t extent, K;
-  bool bulk = false;
-  int64_t stepBytes = 0;
 };
 
 /// The source of a region input copied as it is (`layout.async`).
@@ -484,24 +460,6 @@ FailureOr<ProducerSource> regionSource(const Contraction &c,
   source.any =
       "in" + std::to_string(cast<BlockArgument>(operand).getArgNumber());
   source.pointer = source.any + " + " + linearize(*idx, shape);
-  return source;
-}
-
-/// The source of an operand the plan's pack kernel wrote (OperandPack.h):
-/// the block tile's steps, whole and swizzled, one after the other.
-ProducerSource packedSource(const OperandPack &pack) {
-  std::string pointer =
-      llvm::formatv("workspace + {0}LL + (long long)blockIdx.z * {1}LL + "
-                    "(long long){2} * {3}LL",
-                    pack.offsetBytes, pack.bytes(1),
-                    pack.isA ? "tileM" : "tileN",
-                    pack.productSteps() * pack.tileStepBytes())
-          .str();
-  ProducerSource source{pack.isA,        true,      pointer,
-                        pointer,          0,         0,
-                        pack.rows,        pack.rowElements()};
-  source.bulk = true;
-  source.stepBytes = pack.tileStepBytes();
   return source;
 }
 
@@ -604,48 +562,6 @@ FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
   return load;
 }
 
-/// A warp-specialized tile: one producer warpgroup filling the stages with
-/// cp.async, `consumers` warpgroups of 64 x BN issuing the wgmmas, one block
-/// an SM; the product stored through the stages (`stagedStores`, whole rows
-/// a warp) or from the accumulator fragments.
-struct SpecializedTiling {
-  int consumers, bn, stages;
-  bool stagedStores = true;
-  /// Steps whose products the tensor cores sum on their own before a
-  /// consumer adds them to its f32 accumulators (0: they sum all steps).
-  /// The tensor cores round their sums toward zero: over a long reduction
-  /// the error grows with the number of wgmmas into one accumulator (14x
-  /// the default lowering's at K = 8192: docs/perf.md), and an f32 addition
-  /// every few steps keeps it at the f32 loop's. Needs a second fragment,
-  /// so the 64 x 128 warpgroup tiles only.
-  int promoteSteps = 0;
-  int bm() const { return 64 * consumers; }
-  int threads() const { return 128 * (consumers + 1); }
-  int stageBytes() const { return (bm() + bn) * kRowBytes; }
-  /// The stages, the 1024 bytes that align them to a swizzle atom, and a
-  /// full and an empty mbarrier per stage.
-  int sharedBytes() const { return stages * stageBytes() + 1024 + 16 * stages; }
-  /// Whether the f32 tile, rows padded by 8, fits in the stages.
-  bool tileFits() const { return bm() * (bn + 8) * 4 <= stages * stageBytes(); }
-  /// The registers a producer thread keeps (setmaxnreg.dec): its copies
-  /// need only two pointers and offsets (writeProducerLoad).
-  static constexpr int kProducerRegs = 40;
-  /// The registers a thread starts with: ptxas gives a kernel that uses
-  /// setmaxnreg all that its launch bounds allow, in multiples of 8 (and
-  /// allocates the whole kernel within them: a warpgroup that needs more
-  /// than that does not compile, whatever it asks for with setmaxnreg).
-  int launchRegs() const { return 65536 / threads() / 8 * 8; }
-  /// The registers a consumer thread gets (setmaxnreg.inc): those the
-  /// block started with less the producer's, in multiples of 8, at most
-  /// 232 (a larger request would wait forever for registers the block does
-  /// not have).
-  int consumerRegs() const {
-    int perThread =
-        (launchRegs() * threads() - 128 * kProducerRegs) / (128 * consumers);
-    return std::min(232, perThread / 8 * 8);
-  }
-};
-
 /// The reduction length up to which the tensor cores' sums of a 3xTF32
 /// product are about as precise as an f32 loop's (384 wgmma sums into an
 /// accumulator, each rounded toward zero, against 1024 roundings to
@@ -675,57 +591,71 @@ __device__ __forceinline__ void ca_mbar_arrive_copies(unsigned bar) {
 )cuda";
 }
 
-/// The bulk-copy helpers of the kernels on packed operands: arrive on an
-/// mbarrier expecting `bytes` of copies, and one bulk copy of `bytes` global
-/// -> shared completing on an mbarrier.
-StringRef bulkCopyHelpers() {
-  return R"cuda(__device__ __forceinline__ void ca_mbar_expect(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void ca_bulk_copy(unsigned dst, const void *src, unsigned bytes, unsigned bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
-               :: "r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
-}
-)cuda";
+/// The producer of two region inputs copied as they are (regionSource):
+/// its 128 threads copy each step's tiles into the stage with cp.async
+/// (writeProducerLoad) and let the stage's full barrier complete when their
+/// copies land (cp.async.mbarrier.arrive.noinc, one arrival a thread). Both
+/// operands must be region inputs whose contiguous rows are whole 16-byte
+/// chunks.
+FailureOr<SpecializedProducer>
+writeCopyProducer(const SpecializedTiling &t, const WgmmaElement &element,
+                  const ProducerSource (&sources)[2], std::string &why) {
+  SpecializedProducer producer;
+  producer.kMajorA = sources[0].kMajor;
+  producer.kMajorB = sources[1].kMajor;
+  producer.steps = (sources[0].K + element.stepK() - 1) / element.stepK();
+  producer.fullArrivals = 128;
+  std::string setup, copies;
+  for (const ProducerSource &source : sources) {
+    FailureOr<ProducerLoad> load =
+        writeProducerLoad(source, element, source.isA ? t.bm() : t.bn,
+                          source.isA ? "oa" : "ob", why);
+    if (failed(load))
+      return failure();
+    setup += load->setup;
+    copies += load->step;
+  }
+  producer.text =
+      setup +
+      llvm::formatv(
+          "    for (int lt = 0; lt < {0}; ++lt) {{\n"
+          "      const int s = lt % {1};\n"
+          "      if (lt >= {1})\n"
+          "        ca_mbar_wait(empty + s * 8, ((lt / {1}) - 1) & 1);\n"
+          "      const long long k0 = (long long)lt * {2};\n"
+          "      const unsigned oa = s * {3}, ob = oa + {4};\n",
+          producer.steps, t.stages, element.stepK(), t.stageBytes(),
+          t.bm() * kRowBytes)
+          .str() +
+      copies +
+      "      ca_mbar_arrive_copies(full + s * 8);\n"
+      "    }\n"
+      "    asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\");\n";
+  return producer;
 }
 
-/// The warp-specialized kernel: warpgroup 0 copies each step's tiles into
-/// its stage with cp.async and lets the stage's full barrier complete when
-/// its copies land (cp.async.mbarrier.arrive.noinc, one arrival a producer
-/// thread); each consumer warpgroup waits on the full barrier, issues the
-/// step's wgmmas and, once the step before is done (wgmma.wait_group 1),
-/// arrives on that step's empty barrier (one arrival a consumer warp), which
-/// the producer waits on before refilling the stage. The producer gives
-/// its registers to the consumers (setmaxnreg). Both operands must be region
-/// inputs whose contiguous rows are whole 16-byte chunks.
-FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
-                                    const Contraction &c,
-                                    const SpecializedTiling &t,
-                                    const WgmmaElement &element,
-                                    const ProducerSource (&sources)[2],
-                                    StringRef label, std::string &why) {
-  OperandLayout layouts[] = {{true, sources[0].kMajor, true},
-                             {false, sources[1].kMajor, true}};
+} // namespace
+
+FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
+    const LinalgRegion &region, const Contraction &c,
+    const SpecializedTiling &t, const WgmmaElement &element,
+    const SpecializedProducer &producer, StringRef label, std::string &why) {
+  OperandLayout layouts[] = {{true, producer.kMajorA, true},
+                             {false, producer.kMajorB, true}};
   unsigned counter = 0;
   int threads = t.threads();
   int consumerWarps = 4 * t.consumers;
   std::string name = kKernelName;
   WgmmaTiling shape{t.consumers, t.bn, t.stages};
-  // Packed operands (bulk sources, both or neither) lie in the workspace.
-  bool bulk = sources[0].bulk;
-  // Grouped order (kTileGroupRows) for the kernels on packed operands
-  // alone: on the 16-bit kernels reading the region's operands it changed
-  // nothing measurable (docs/perf.md).
-  bool groupedOrder = bulk;
-  std::string src = getPrelude().str() + "\n" + wgmmaHelpers().str() +
-                    mbarrierHelpers().str() +
-                    (bulk ? bulkCopyHelpers().str() : std::string()) +
-                    wgmmaFunction(shape, element, layouts[0], layouts[1],
-                                  t.promoteSteps > 0) +
-                    "\n" +
-                    kernelSignature(region, name, threads, bulk, 1) +
-                    " {\n";
-  int64_t steps = (sources[0].K + element.stepK() - 1) / element.stepK();
+  std::string src =
+      getPrelude().str() + "\n" + wgmmaHelpers().str() +
+      mbarrierHelpers().str() + producer.helpers +
+      wgmmaFunction(shape, element, layouts[0], layouts[1],
+                    t.promoteSteps > 0) +
+      "\n" +
+      kernelSignature(region, name, threads, producer.readsWorkspace, 1) +
+      " {\n";
+  int64_t steps = producer.steps;
   src += llvm::formatv(
              "  extern __shared__ __align__(1024) unsigned char ca_smem[];\n"
              "  // Stages from the first 1024-byte boundary (swizzle atoms), "
@@ -738,40 +668,14 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
              "  const int tid = threadIdx.x, warp = tid / 32;\n",
              t.stages * t.stageBytes(), 8 * t.stages)
              .str();
-  if (groupedOrder)
-    src += llvm::formatv(
-               "  // The block's tile: the blocks take the tiles of {2} rows "
-               "of tiles at a time,\n"
-               "  // column by column, so that a wave's blocks share their "
-               "steps of A and B in L2.\n"
-               "  const int ca_id = blockIdx.y * gridDim.x + blockIdx.x;\n"
-               "  const int ca_first = ca_id / ({2} * gridDim.x) * {2};\n"
-               "  const int ca_rows = min((int)gridDim.y - ca_first, {2});\n"
-               "  const int ca_in = ca_id % ({2} * gridDim.x);\n"
-               "  const int tileM = ca_first + ca_in % ca_rows, tileN = ca_in "
-               "/ ca_rows;\n"
-               "  const long long m0 = (long long)tileM * {0};\n"
-               "  const long long n0 = (long long)tileN * {1};\n",
-               t.bm(), t.bn, kTileGroupRows)
-               .str();
+  if (!producer.tileOrder.empty())
+    src += producer.tileOrder;
   else
     src += llvm::formatv("  const long long m0 = (long long)blockIdx.y * {0};\n"
                          "  const long long n0 = (long long)blockIdx.x * {1};\n",
                          t.bm(), t.bn)
                .str();
   src += c.batchIndices();
-  // The cp.async producer's copies (a bulk producer writes its own).
-  std::string setup, copies;
-  for (const ProducerSource &source : bulk ? ArrayRef<ProducerSource>()
-                                           : ArrayRef(sources)) {
-    FailureOr<ProducerLoad> load =
-        writeProducerLoad(source, element, source.isA ? t.bm() : t.bn,
-                          source.isA ? "oa" : "ob", why);
-    if (failed(load))
-      return failure();
-    setup += load->setup;
-    copies += load->step;
-  }
   src += llvm::formatv(
              "  if (tid == 0) {{\n"
              "    for (int s = 0; s < {0}; ++s) {{\n"
@@ -786,51 +690,9 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
              "    // consumers released the step {0} before.\n"
              "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 {2};\\n\");\n",
              t.stages, consumerWarps, SpecializedTiling::kProducerRegs,
-             bulk ? 1 : 128)
+             producer.fullArrivals)
              .str();
-  if (bulk)
-    src += llvm::formatv(
-               "    // Each step of each operand is one bulk copy, issued by "
-               "one thread; the\n"
-               "    // full barrier completes when their bytes have landed.\n"
-               "    if (tid == 0) {{\n"
-               "      for (int lt = 0; lt < {0}; ++lt) {{\n"
-               "        const int s = lt % {1};\n"
-               "        if (lt >= {1})\n"
-               "          ca_mbar_wait(empty + s * 8, ((lt / {1}) - 1) & 1);\n"
-               "        const unsigned oa = s * {2}, ob = oa + {3};\n"
-               "        ca_mbar_expect(full + s * 8, {4});\n"
-               "        ca_bulk_copy(sbase + oa, {5} + (long long)lt * {6}, "
-               "{6}, full + s * 8);\n"
-               "        ca_bulk_copy(sbase + ob, {7} + (long long)lt * {8}, "
-               "{8}, full + s * 8);\n"
-               "      }\n"
-               "    }\n"
-               "    return;\n"
-               "  }\n",
-               steps, t.stages, t.stageBytes(), t.bm() * kRowBytes,
-               sources[0].stepBytes + sources[1].stepBytes,
-               sources[0].pointer, sources[0].stepBytes, sources[1].pointer,
-               sources[1].stepBytes)
-               .str();
-  else
-    src += setup +
-           llvm::formatv(
-               "    for (int lt = 0; lt < {0}; ++lt) {{\n"
-               "      const int s = lt % {1};\n"
-               "      if (lt >= {1})\n"
-               "        ca_mbar_wait(empty + s * 8, ((lt / {1}) - 1) & 1);\n"
-               "      const long long k0 = (long long)lt * {2};\n"
-               "      const unsigned oa = s * {3}, ob = oa + {4};\n",
-               steps, t.stages, element.stepK(), t.stageBytes(),
-               t.bm() * kRowBytes)
-               .str() +
-           copies +
-           "      ca_mbar_arrive_copies(full + s * 8);\n"
-           "    }\n"
-           "    asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\");\n"
-           "    return;\n"
-           "  }\n";
+  src += producer.text + "    return;\n  }\n";
   src += llvm::formatv(
              "  // A consumer warpgroup: 64 rows of the block's {0}.\n"
              "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 {1};\\n\");\n"
@@ -954,6 +816,8 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
                       src, c, t.bm(), t.bn, threads, t.sharedBytes(), why);
 }
 
+namespace {
+
 /// The warp-specialized kernel on two region inputs copied as they are.
 FailureOr<Variant> writeRegionSpecialized(const LinalgRegion &region,
                                           const Contraction &c,
@@ -965,54 +829,11 @@ FailureOr<Variant> writeRegionSpecialized(const LinalgRegion &region,
   FailureOr<ProducerSource> b = regionSource(c, layoutOf(c, false), why);
   if (failed(b))
     return failure();
-  return writeSpecialized(region, c, t, halfElement(c), {*a, *b}, "", why);
-}
-
-/// The warp-specialized kernel on operands packed into the workspace
-/// first (OperandPack.h): A's slices as `partsA`, B's as `partsB`, read by
-/// the tensor cores as `element`; `label` names the variant. The plan runs
-/// the two pack kernels, then the product.
-FailureOr<Variant> writePackedSpecialized(const LinalgRegion &region,
-                                          const Contraction &c,
-                                          const SpecializedTiling &t,
-                                          const WgmmaElement &element,
-                                          ArrayRef<PackPart> partsA,
-                                          ArrayRef<PackPart> partsB,
-                                          StringRef label, std::string &why) {
-  OperandPack a = planPack(c, true, t.bm(), element.bytes, partsA, 0);
-  // B from the next 1024-byte boundary.
-  OperandPack b = planPack(c, false, t.bn, element.bytes, partsB,
-                           (a.bytes(c.batches) + 1023) / 1024 * 1024);
-  int64_t workspace = b.offsetBytes + b.bytes(c.batches);
-  if (workspace > kMaxWorkspaceBytes) {
-    why = llvm::formatv("packed operands of {0} bytes, more than a plan's "
-                        "workspace may hold ({1})",
-                        workspace, kMaxWorkspaceBytes)
-              .str();
+  FailureOr<SpecializedProducer> producer =
+      writeCopyProducer(t, halfElement(c), {*a, *b}, why);
+  if (failed(producer))
     return failure();
-  }
-  FailureOr<Variant> variant = writeSpecialized(
-      region, c, t, element,
-      {packedSource(a), packedSource(b)}, label, why);
-  if (failed(variant))
-    return failure();
-  std::string kernels = getPackHelpers().str();
-  SmallVector<Launch> packs;
-  for (auto [pack, name] : {std::pair(&a, "pack_a"), std::pair(&b, "pack_b")}) {
-    FailureOr<std::string> kernel = writePackKernel(region, c, *pack, name, why);
-    if (failed(kernel))
-      return failure();
-    FailureOr<Launch> launch = packLaunch(c, *pack, name, why);
-    if (failed(launch))
-      return failure();
-    kernels += "\n" + *kernel;
-    packs.push_back(*launch);
-  }
-  variant->source += "\n" + kernels;
-  variant->launches.insert(variant->launches.begin(), packs.begin(),
-                           packs.end());
-  variant->workspaceBytes = workspace;
-  return variant;
+  return writeSpecialized(region, c, t, halfElement(c), *producer, "", why);
 }
 
 } // namespace

@@ -1,0 +1,403 @@
+//===- ConvOperands.cpp - The implicit GEMM's operand tiles --------------===//
+//
+// How the conv strategy's kernels (Conv.cpp) fill the shared tiles of the
+// implicit GEMM's operands: the im2col matrix (the input, each element at
+// out * stride + tap * dilation) and the filter. The SIMT and mma.sync
+// tiles are filled element by element through the region's producers; the
+// TF32 mainloop's loaders (MatmulTf32.h) copy a region input, or a zero pad
+// of one, by cp.async: 16 bytes a copy where the operand's innermost
+// indices allow (NHWC channels, an FCHW filter's row), an NCHW input at
+// stride 1 along W as runs of its rows (the shift of each tap kept in the
+// tile line's padding), an unpadded NCHW input with separable offsets
+// through a shared table of each reduced index's offset, anything else
+// element by element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Conv.h"
+#include "ElementEvaluator.h"
+#include "KernelText.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+using namespace mlir::cuda_agent::builtin;
+
+FailureOr<SmallVector<std::string>>
+cuda_agent::builtin::tileElementIndex(const ConvProduct &c, bool isA,
+                                      std::string &body, std::string &why) {
+  SmallVector<std::string> loop;
+  body += isA ? splitLoops(c, "r", "", "k", loop)
+              : splitLoops(c, "", "r", "k", loop);
+  return renderMap(isA ? c.mapIn : c.mapFilter, loop, why);
+}
+
+bool cuda_agent::builtin::fillsAlongK(const ConvProduct &c, bool isA) {
+  AffineExpr innermost = (isA ? c.mapIn : c.mapFilter).getResults().back();
+  return llvm::none_of(isA ? c.mDims : c.nDims,
+                       [&](unsigned d) { return usesDim(innermost, d); });
+}
+
+FailureOr<std::string>
+cuda_agent::builtin::writeConvTileLoad(const LinalgRegion &region,
+                                       const ConvProduct &c, int rows, int bk,
+                                       int threads, bool isA, StringRef store,
+                                       unsigned &counter, std::string &why) {
+  Value operand = isA ? c.input : c.filter;
+  bool kFast = fillsAlongK(c, isA);
+  std::string body;
+  FailureOr<SmallVector<std::string>> index =
+      tileElementIndex(c, isA, body, why);
+  if (failed(index))
+    return failure();
+  SmallVector<std::string> idx = std::move(*index);
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  FailureOr<std::string> value = eval.valueAt(operand, idx, why);
+  if (failed(value))
+    return failure();
+  SmallVector<std::string> conds =
+      tiles::edgeConds(isA ? c.M : c.N, rows, c.K, bk);
+  return tiles::loadLoop(rows, bk, threads, kFast, isA ? "m0" : "n0", conds,
+                         body + "        x = " + *value + ";\n", store);
+}
+
+namespace {
+
+/// The elements one cp.async of the operand (`isA`: the input) copies: 4 or
+/// 2 where as many consecutive indices along the tile's contiguous direction
+/// (k when `kMajor`, else its rows) are consecutive elements of the operand,
+/// aligned to the whole copy, else 1. The direction's fastest loops are a
+/// contiguous run of the operand as far as they are its innermost indices,
+/// alone, in the same order, each inner one over the operand's whole extent
+/// (an FCHW filter's (c, kh, kw): the reduced index is the offset in a
+/// filter's row); the run's extent must be a multiple of the width, so that
+/// a copy never straddles its end or the tile's edge. A pad of the operand
+/// (`pad`) ends the run where it adds anything: then a copy is wholly inside
+/// its source or wholly outside.
+int copyWidth(const ConvProduct &c, bool isA, bool kMajor,
+              const RegionPad *pad) {
+  AffineMap map = isA ? c.mapIn : c.mapFilter;
+  ArrayRef<unsigned> along = kMajor ? ArrayRef(c.kDims)
+                                    : ArrayRef(isA ? c.mDims : c.nDims);
+  ArrayRef<int64_t> shape = shapeOf(isA ? c.input : c.filter);
+  int64_t runExtent = 1, runShape = 1;
+  int pos = int(map.getNumResults()) - 1;
+  for (int a = int(along.size()) - 1; a >= 0; --a) {
+    unsigned d = along[a];
+    // Indices of extent 1 stay 0.
+    while (pos >= 0 && shape[pos] == 1)
+      --pos;
+    // An outer loop continues the run only over inner ones that cover
+    // their indices' whole extents.
+    if (pos < 0 || runExtent != runShape)
+      break;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(pos));
+    if (!dim || dim.getPosition() != d ||
+        (pad && (pad->low[pos] != 0 || pad->high[pos] != 0)) ||
+        llvm::any_of(map.getResults().take_front(pos),
+                     [&](AffineExpr e) { return usesDim(e, d); }))
+      break;
+    runExtent *= c.ranges[d];
+    runShape *= shape[pos];
+    --pos;
+  }
+  for (int width : {4, 2})
+    if (runExtent % width == 0 && runShape % width == 0)
+      return width;
+  return 1;
+}
+
+/// The pad of a region input with the value +0.0 that `operand` is, or
+/// null: cp.async's zero fill writes its outside.
+const RegionPad *zeroPadOfInput(const LinalgRegion &region, Value operand) {
+  auto it = region.pads.find(operand);
+  if (it == region.pads.end() || !isa<BlockArgument>(it->second.source))
+    return nullptr;
+  auto pad = operand.getDefiningOp<tensor::PadOp>();
+  Value padding = pad ? pad.getConstantPaddingValue() : Value();
+  return padding && matchPattern(padding, m_PosZeroFloat()) ? &it->second
+                                                             : nullptr;
+}
+
+/// The loop dimension along which the im2col tile's rows of the input
+/// (region input `arg`, read through `pad` when not null) are consecutive
+/// elements of one input row, or none: the innermost row loop (ow) is the
+/// input's innermost index at stride 1 (w = ow + kw * dilation - low) and
+/// no other index's, its extent a multiple of the `rows`-row tile (a tile's
+/// rows are one run of an output row), the input's rows whole 16-byte
+/// vectors (W a multiple of 4). NCHW at stride 1 along W.
+std::optional<unsigned> rowRunDim(const ConvProduct &c, int rows,
+                                  BlockArgument arg) {
+  if (c.mDims.empty() || fillsAlongK(c, /*isA=*/true))
+    return std::nullopt;
+  unsigned ow = c.mDims.back();
+  ArrayRef<AffineExpr> results = c.mapIn.getResults();
+  if (llvm::any_of(results.drop_back(),
+                   [&](AffineExpr e) { return usesDim(e, ow); }))
+    return std::nullopt;
+  MLIRContext *ctx = arg.getContext();
+  AffineExpr w = results.back();
+  AffineExpr d = getAffineDimExpr(ow, ctx);
+  AffineExpr step = simplifyAffineExpr(w.replace(d, d + 1) - w,
+                                       c.mapIn.getNumDims(), 0);
+  auto one = dyn_cast<AffineConstantExpr>(step);
+  if (!one || one.getValue() != 1 || c.ranges[ow] % rows != 0 ||
+      shapeOf(arg).back() % 4 != 0)
+    return std::nullopt;
+  return ow;
+}
+
+/// The TF32 loader of an NCHW input whose tile rows run along an input row
+/// (rowRunDim): each k line of the tile (a channel and tap) is the run of
+/// the input row from w0 = ow0 + kw * dilation - low, copied 16 bytes at a
+/// time from the 16-byte boundary at or before w0 (sh = w0 & 3 floats
+/// before it), one vector more than the tile's rows (the line's padding
+/// holds it); sh goes into the line's last float for the fragment reads
+/// (Tf32TileLoader::lineShifts). The input's rows are whole vectors, so a
+/// copy is wholly inside a row or wholly in its pad (zero-filled), as it is
+/// for the other padded dimensions and k past K.
+FailureOr<Tf32TileLoader> convRowRunLoader(const ConvProduct &c,
+                                           const Tf32Tiling &t,
+                                           BlockArgument arg,
+                                           const RegionPad *pad,
+                                           std::string &why) {
+  Tf32TileLoader loader;
+  loader.kMajor = false;
+  loader.lineShifts = true;
+  int perLine = t.bm / 4 + 1, chunks = t.bk * perLine;
+  int ld = tf32TileStride(t, /*isA=*/true, /*kMajor=*/false);
+  std::string body;
+  FailureOr<SmallVector<std::string>> index =
+      tileElementIndex(c, /*isA=*/true, body, why);
+  if (failed(index))
+    return failure();
+  SmallVector<std::string> idx = std::move(*index);
+  if (pad)
+    idx = padSourceIndex(*pad, idx);
+  ArrayRef<int64_t> shape = shapeOf(arg);
+  std::string w0 = idx.back();
+  idx.back() = "wc";
+  SmallVector<std::string> conds = tiles::edgeConds(c.M, t.bm, c.K, t.bk);
+  if (pad)
+    conds.append(padBoundsConds(*pad, idx));
+  if (!pad || (pad->low.back() == 0 && pad->high.back() == 0))
+    conds.push_back("(unsigned long long)(wc) < " +
+                    std::to_string(shape.back()) + "ULL");
+  std::string base = "in" + std::to_string(arg.getArgNumber());
+  std::string at = base + " + " + linearize(idx, shape);
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string text = tf32ChunkLoop(chunks, t.threads());
+    text += llvm::formatv(
+        "          const int kk = e / {0}, j = e % {0};\n"
+        "          const long long r = m0, k = {1} + kk;\n",
+        perLine, k0)
+                .str();
+    text += body;
+    text += llvm::formatv(
+        "          const int w0 = {0};\n"
+        "          const int sh = w0 & 3, wc = w0 - sh + j * 4;\n"
+        "          if (j == 0)\n"
+        "            ({1})[kk * {2} + {3}] = __int_as_float(sh);\n",
+        w0, tile, ld, ld - 1)
+                .str();
+    std::string dst = tile.str() + " + kk * " + std::to_string(ld) + " + j * 4";
+    text += "          const bool full = " + join(conds, " && ") + ";\n" +
+            "          ca_cp_async16(" + dst + ", full ? " + at + " : " + base +
+            ", full);\n        }\n";
+    return text;
+  };
+  return loader;
+}
+
+/// Whether the im2col matrix of the input `arg` (read as it is, no pad)
+/// is separable: its offset at row m and reduced index k is rowPart(m) +
+/// tapPart(k), each index of the input map a sum of constant multiples of
+/// loop dimensions without a constant term (out * stride + tap *
+/// dilation), the input under 2^31 elements (a tap's offset is an int).
+bool hasSeparableIm2col(const ConvProduct &c, BlockArgument arg) {
+  if (product(shapeOf(arg)) >= (1LL << 31))
+    return false;
+  MLIRContext *ctx = arg.getContext();
+  SmallVector<AffineExpr> zeros(c.mapIn.getNumDims(),
+                                getAffineConstantExpr(0, ctx));
+  for (AffineExpr e : c.mapIn.getResults()) {
+    if (!e.isPureAffine())
+      return false;
+    bool linear = true;
+    e.walk([&](AffineExpr sub) {
+      linear &= sub.getKind() == AffineExprKind::Add ||
+                sub.getKind() == AffineExprKind::Mul ||
+                isa<AffineDimExpr, AffineConstantExpr>(sub);
+    });
+    auto at0 = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(e.replaceDims(zeros), c.mapIn.getNumDims(), 0));
+    if (!linear || !at0 || at0.getValue() != 0)
+      return false;
+  }
+  return true;
+}
+
+/// The input's offset at the loop indices of the rows (`m` set, the
+/// reduced ones 0) or of the reduced index (`k` set, the rows 0), as
+/// statements splitting it appended to `body` and the expression.
+FailureOr<std::string> im2colPart(const ConvProduct &c, BlockArgument arg,
+                                  StringRef m, StringRef k, std::string &body,
+                                  std::string &why) {
+  SmallVector<std::string> loop;
+  body += splitLoops(c, m, "", k, loop);
+  FailureOr<SmallVector<std::string>> idx = renderMap(c.mapIn, loop, why);
+  if (failed(idx))
+    return failure();
+  return linearize(*idx, shapeOf(arg));
+}
+
+} // namespace
+
+FailureOr<Tf32TileLoader>
+cuda_agent::builtin::convTapsLoader(const ConvProduct &c, const Tf32Tiling &t,
+                                    BlockArgument arg, std::string &prologue,
+                                    int64_t &sharedBytes, std::string &why) {
+  int threads = t.threads();
+  int64_t kPad = (c.K + t.bk - 1) / t.bk * t.bk;
+  int64_t tableAt = sharedBytes / 4;
+  sharedBytes += kPad * 4;
+  std::string rowBody, tapBody;
+  FailureOr<std::string> row = im2colPart(c, arg, "r", "", rowBody, why);
+  FailureOr<std::string> tap = im2colPart(c, arg, "", "k", tapBody, why);
+  if (failed(row) || failed(tap))
+    return failure();
+  bool rowsWhole = c.M % t.bm == 0;
+  prologue += llvm::formatv(
+      "  // The input's offset of each reduced index (-1 past K), after the\n"
+      "  // mainloop's stages, and of this thread's tile row.\n"
+      "  extern __shared__ __align__(16) float ca_smem_taps[];\n"
+      "  int *const ca_taps = reinterpret_cast<int *>(ca_smem_taps + {0});\n"
+      "  long long aRow;\n"
+      "  bool aRowIn;\n"
+      "  {{\n"
+      "    const long long r = m0 + threadIdx.x % {1};\n",
+      tableAt, t.bm);
+  prologue +=
+      rowBody + "    aRow = " + *row + ";\n" + "    aRowIn = " +
+      (rowsWhole ? std::string("true") : "r < " + std::to_string(c.M) + "LL") +
+      ";\n  }\n";
+  prologue += llvm::formatv("  for (int k = threadIdx.x; k < {0}; k += {1}) "
+                            "{{\n",
+                            kPad, threads);
+  prologue += tapBody + "    ca_taps[k] = k < " + std::to_string(c.K) +
+              " ? (int)(" + *tap + ") : -1;\n  }\n  __syncthreads();\n";
+  Tf32TileLoader loader;
+  loader.kMajor = false;
+  int ld = tf32TileStride(t, /*isA=*/true, /*kMajor=*/false);
+  std::string base = "in" + std::to_string(arg.getArgNumber());
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string text = tf32ChunkLoop(t.bm * t.bk, threads);
+    text += llvm::formatv(
+        "          const int kk = e / {0};\n"
+        "          const int tap = ca_taps[(int)({1}) + kk];\n"
+        "          const bool full = tap >= 0{2};\n"
+        "          ca_cp_async4({3} + kk * {4} + threadIdx.x % {0}, full ? "
+        "{5} + aRow + tap : {5}, full);\n"
+        "        }\n",
+        t.bm, k0, rowsWhole ? "" : " && aRowIn", tile, ld, base);
+    return text;
+  };
+  return loader;
+}
+
+FailureOr<Tf32TileLoader> cuda_agent::builtin::convTf32Loader(
+    const LinalgRegion &region, const ConvProduct &c, const Tf32Tiling &t,
+    bool isA, unsigned &counter, std::string &why) {
+  Value operand = isA ? c.input : c.filter;
+  Tf32TileLoader loader;
+  loader.kMajor = fillsAlongK(c, isA);
+  bool kMajor = loader.kMajor;
+  const RegionPad *pad = zeroPadOfInput(region, operand);
+  auto arg = dyn_cast<BlockArgument>(pad ? pad->source : operand);
+  if (isA && arg && rowRunDim(c, t.bm, arg))
+    return convRowRunLoader(c, t, arg, pad, why);
+  int width = arg ? copyWidth(c, isA, kMajor, pad) : 1;
+  int rows = isA ? t.bm : t.bn, threads = t.threads();
+  int chunksPerLine = (kMajor ? t.bk : rows) / width;
+  int chunks = rows * t.bk / width;
+  int ld = tf32TileStride(t, isA, kMajor);
+  std::string body;
+  FailureOr<SmallVector<std::string>> index =
+      tileElementIndex(c, isA, body, why);
+  if (failed(index))
+    return failure();
+  SmallVector<std::string> idx = std::move(*index);
+  SmallVector<std::string> conds =
+      tiles::edgeConds(isA ? c.M : c.N, rows, c.K, t.bk);
+  std::string copy;
+  if (arg) {
+    std::string base = "in" + std::to_string(arg.getArgNumber());
+    if (pad) {
+      idx = padSourceIndex(*pad, idx);
+      conds.append(padBoundsConds(*pad, idx));
+    }
+    std::string at = base + " + " + linearize(idx, shapeOf(arg));
+    std::string call = "ca_cp_async" + std::to_string(width * 4) + "(dst, ";
+    copy = conds.empty() ? "          " + call + at + ", true);\n"
+                         : "          const bool full = " + join(conds, " && ") +
+                               ";\n          " + call + "full ? " + at + " : " +
+                               base + ", full);\n";
+  } else {
+    StatementWriter writer(body, counter);
+    ElementEvaluator eval(region, writer);
+    FailureOr<std::string> value = eval.valueAt(operand, idx, why);
+    if (failed(value))
+      return failure();
+    body += "        x = " + *value + ";\n";
+  }
+  std::string first = isA ? "m0" : "n0";
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string line = "e / " + std::to_string(chunksPerLine);
+    std::string along = "e % " + std::to_string(chunksPerLine);
+    if (width > 1)
+      along = "(" + along + ") * " + std::to_string(width);
+    std::string text = tf32ChunkLoop(chunks, threads);
+    text += llvm::formatv(
+        "          const int kk = {0}, rr = {1};\n"
+        "          const long long r = {2} + rr, k = {3} + kk;\n"
+        "          float *const dst = {4} + {5};\n",
+        kMajor ? along : line, kMajor ? line : along, first, k0, tile,
+        kMajor ? "rr * " + std::to_string(ld) + " + kk"
+               : "kk * " + std::to_string(ld) + " + rr");
+    if (!copy.empty())
+      return text + body + copy + "        }\n";
+    text += "          float x = 0.0f;\n";
+    text += (conds.empty() ? "          {\n"
+                           : "          if (" + join(conds, " && ") + ") {\n") +
+            body + "          }\n          *dst = x;\n        }\n";
+    return text;
+  };
+  return loader;
+}
+
+bool cuda_agent::builtin::needsGather(const LinalgRegion &region,
+                                      const ConvProduct &c,
+                                      const Tf32Tiling &t) {
+  const RegionPad *pad = zeroPadOfInput(region, c.input);
+  auto arg = dyn_cast<BlockArgument>(pad ? pad->source : c.input);
+  if (!arg)
+    return true;
+  if (rowRunDim(c, t.bm, arg))
+    return false;
+  return copyWidth(c, true, fillsAlongK(c, true), pad) == 1;
+}
+
+BlockArgument cuda_agent::builtin::tapsInput(const LinalgRegion &region,
+                                             const ConvProduct &c,
+                                             const Tf32Tiling &t) {
+  auto arg = dyn_cast<BlockArgument>(c.input);
+  if (!arg || region.pads.count(c.input) || fillsAlongK(c, /*isA=*/true) ||
+      t.threads() % t.bm != 0 || rowRunDim(c, t.bm, arg) ||
+      !hasSeparableIm2col(c, arg))
+    return {};
+  return arg;
+}

@@ -1,0 +1,131 @@
+//===- MatmulWgmma.h - The warp-specialized wgmma kernel --------*- C++ -*-===//
+//
+// What the wgmma files share: the warp-specialized kernel (writeSpecialized,
+// MatmulWgmma.cpp), whose consumer warpgroups wait for each stage of shared
+// memory, issue its wgmmas and release it, written around the producer
+// warpgroup its caller gives (SpecializedProducer): cp.async copies of two
+// region inputs (MatmulWgmma.cpp) or one thread's bulk copies of operands
+// packed into the workspace (MatmulWgmmaPacked.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_AGENT_AGENTS_BUILTIN_MATMULWGMMA_H
+#define CUDA_AGENT_AGENTS_BUILTIN_MATMULWGMMA_H
+
+#include "OperandPack.h"
+
+namespace mlir::cuda_agent::builtin {
+
+/// Bytes of one 64-element (128-byte) row of a 16-bit operand's tile.
+inline constexpr int kRowBytes = 128;
+
+/// The element type the tensor cores read: f16 or bf16 (a wgmma is 16
+/// deep) or TF32 (8 deep, both operands k-major). A pipeline step is one
+/// 128-byte row of either.
+struct WgmmaElement {
+  StringRef ptxType;
+  int bytes;
+  int stepK() const { return kRowBytes / bytes; }
+  /// Elements per 16-byte copy.
+  int chunk() const { return 16 / bytes; }
+  /// The k depth of one wgmma: 32 bytes.
+  int instrK() const { return 32 / bytes; }
+  bool isTf32() const { return bytes == 4; }
+};
+
+/// A warp-specialized tile: one producer warpgroup filling the stages,
+/// `consumers` warpgroups of 64 x BN issuing the wgmmas, one block an SM;
+/// the product stored through the stages (`stagedStores`, whole rows a
+/// warp) or from the accumulator fragments.
+struct SpecializedTiling {
+  int consumers, bn, stages;
+  bool stagedStores = true;
+  /// Steps whose products the tensor cores sum on their own before a
+  /// consumer adds them to its f32 accumulators (0: they sum all steps).
+  /// The tensor cores round their sums toward zero: over a long reduction
+  /// the error grows with the number of wgmmas into one accumulator (14x
+  /// the default lowering's at K = 8192: docs/perf.md), and an f32 addition
+  /// every few steps keeps it at the f32 loop's. Needs a second fragment,
+  /// so the 64 x 128 warpgroup tiles only.
+  int promoteSteps = 0;
+  int bm() const { return 64 * consumers; }
+  int threads() const { return 128 * (consumers + 1); }
+  int stageBytes() const { return (bm() + bn) * kRowBytes; }
+  /// The stages, the 1024 bytes that align them to a swizzle atom, and a
+  /// full and an empty mbarrier per stage.
+  int sharedBytes() const { return stages * stageBytes() + 1024 + 16 * stages; }
+  /// Whether the f32 tile, rows padded by 8, fits in the stages.
+  bool tileFits() const { return bm() * (bn + 8) * 4 <= stages * stageBytes(); }
+  /// The registers a producer thread keeps (setmaxnreg.dec): its copies
+  /// need only two pointers and offsets (writeProducerLoad).
+  static constexpr int kProducerRegs = 40;
+  /// The registers a thread starts with: ptxas gives a kernel that uses
+  /// setmaxnreg all that its launch bounds allow, in multiples of 8 (and
+  /// allocates the whole kernel within them: a warpgroup that needs more
+  /// than that does not compile, whatever it asks for with setmaxnreg).
+  int launchRegs() const { return 65536 / threads() / 8 * 8; }
+  /// The registers a consumer thread gets (setmaxnreg.inc): those the
+  /// block started with less the producer's, in multiples of 8, at most
+  /// 232 (a larger request would wait forever for registers the block does
+  /// not have).
+  int consumerRegs() const {
+    int perThread =
+        (launchRegs() * threads() - 128 * kProducerRegs) / (128 * consumers);
+    return std::min(232, perThread / 8 * 8);
+  }
+};
+
+/// The producer warpgroup of a warp-specialized kernel (warpgroup 0) and
+/// what the rest of the kernel takes from it. In scope for its statements:
+/// `tid`, `warp`, `sbase` (the stages' shared address), `full` and `empty`
+/// (their mbarriers, 8 bytes apart), `m0`, `n0` and the batch indices.
+struct SpecializedProducer {
+  /// Whether A's and B's tiles lie k-major in the stages (else MN-major).
+  bool kMajorA, kMajorB;
+  /// The steps of the k loop.
+  int64_t steps;
+  /// The arrivals that complete a stage's full barrier.
+  int fullArrivals;
+  /// Whether the kernel takes the workspace parameter.
+  bool readsWorkspace = false;
+  /// Device functions its statements call, beyond the wgmma and mbarrier
+  /// helpers.
+  std::string helpers;
+  /// The statements setting the block tile's first row `m0` and column
+  /// `n0`; empty for the tile of (blockIdx.y, blockIdx.x).
+  std::string tileOrder;
+  /// The warpgroup's statements once it gave up its registers, before it
+  /// returns: each step's tiles into stage step % stages, once the
+  /// consumers released the step `stages` before.
+  std::string text;
+};
+
+/// The warp-specialized kernel on `producer`'s stages: each consumer
+/// warpgroup waits on a stage's full barrier, issues the step's wgmmas on
+/// `element` and, once the step before is done (wgmma.wait_group 1),
+/// arrives on that step's empty barrier (one arrival a consumer warp),
+/// which the producer waits on before refilling the stage. The producer
+/// gives its registers to the consumers (setmaxnreg). `label` goes into the
+/// variant's name.
+FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
+                                    const Contraction &c,
+                                    const SpecializedTiling &t,
+                                    const WgmmaElement &element,
+                                    const SpecializedProducer &producer,
+                                    StringRef label, std::string &why);
+
+/// The warp-specialized kernel on operands packed into the workspace
+/// first (OperandPack.h): A's slices as `partsA`, B's as `partsB`, read by
+/// the tensor cores as `element`; `label` names the variant. The plan runs
+/// the two pack kernels, then the product (MatmulWgmmaPacked.cpp).
+FailureOr<Variant> writePackedSpecialized(const LinalgRegion &region,
+                                          const Contraction &c,
+                                          const SpecializedTiling &t,
+                                          const WgmmaElement &element,
+                                          ArrayRef<PackPart> partsA,
+                                          ArrayRef<PackPart> partsB,
+                                          StringRef label, std::string &why);
+
+} // namespace mlir::cuda_agent::builtin
+
+#endif // CUDA_AGENT_AGENTS_BUILTIN_MATMULWGMMA_H
