@@ -62,8 +62,11 @@ FailureOr<std::string> cuda_agent::builtin::writePackKernel(
     return failure();
   // Read along the operand's contiguous dimension: k unless its rows are.
   bool kFast = !c.isInnermost(operand, map, isA ? c.m : c.n);
+  // The blocks cover the rows padded to the product's tile: past the
+  // operand's own rows they write zeros (a guard wherever the tile does not
+  // divide them, though 32-row blocks may).
   SmallVector<std::string> conds = tiles::edgeConds(
-      isA ? c.M : c.N, kPackRows, c.K, pack.sliceK);
+      isA ? c.M : c.N, pack.tileRows, c.K, pack.sliceK);
   std::string storage = tf32 ? "float" : getCType(type)->storage;
   std::string src = kernelSignature(region, name, kPackThreads, true) + " {\n";
   src += llvm::formatv(

@@ -48,3 +48,13 @@ func.func @f32_batched_big(%a: tensor<128x512x2048xf32>, %b: tensor<128x2048x102
   %r = linalg.batch_matmul ins(%a, %b : tensor<128x512x2048xf32>, tensor<128x2048x1024xf32>) outs(%acc : tensor<128x512x1024xf32>) -> tensor<128x512x1024xf32>
   return %r : tensor<128x512x1024xf32>
 }
+
+// f32 operands whose rows are whole 32-row pack blocks but not whole
+// 128-row tiles (96 and 64): the packs must not read past them.
+func.func @f32_whole_blocks(%a: tensor<96x40xf32>, %b: tensor<40x64xf32>) -> tensor<96x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<96x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<96x64xf32>) -> tensor<96x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<96x40xf32>, tensor<40x64xf32>) outs(%acc : tensor<96x64xf32>) -> tensor<96x64xf32>
+  return %r : tensor<96x64xf32>
+}
