@@ -227,6 +227,7 @@ TEST(ToleranceTest, PrecisionRuleRejectsAMuchLessPreciseCandidate) {
   double floor = getTolerance(DType::F32).atol * scale;
   EXPECT_FALSE(isWithinPrecisionBound(0.0293, 0.0021, floor));
   EXPECT_TRUE(isWithinPrecisionBound(0.0041, 0.0021, floor)); // about 2x
+  EXPECT_TRUE(isWithinPrecisionBound(0.0049, 0.00092, floor)); // 5.3x
   EXPECT_TRUE(isWithinPrecisionBound(kPrecisionFactor * 0.0021, 0.0021, floor));
   // An exact reference (small integers): a rounding passes, more does not.
   EXPECT_TRUE(isWithinPrecisionBound(0.5 * floor, 0.0, floor));
