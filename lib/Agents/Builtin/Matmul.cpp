@@ -391,19 +391,30 @@ std::string tiles::simtProducts(const Tiling &t) {
       .str();
 }
 
-std::string tiles::simtStoreLoop(const Tiling &t, int64_t M, int64_t N) {
+/// The store loop over a thread's tm x tn outputs, 4 x 4 blocks at a time:
+/// row i at m0 + `rowOffset` + i % 4, column j at n0 + `colOffset` + j % 4
+/// (both C expressions of i or j), skipping those past M or N.
+static std::string storeLoop(int tm, int tn, StringRef rowOffset,
+                             StringRef colOffset, int64_t M, int64_t N) {
   return llvm::formatv(
              "#pragma unroll\n"
              "  for (int i = 0; i < {0}; ++i) {{\n"
-             "    const long long m = m0 + (i / 4) * {2} + ty * 4 + i % 4;\n"
+             "    const long long m = m0 + {2} + i % 4;\n"
              "    if (m >= {4}LL)\n      continue;\n"
              "#pragma unroll\n"
              "    for (int j = 0; j < {1}; ++j) {{\n"
-             "      const long long n = n0 + (j / 4) * {3} + tx * 4 + j % 4;\n"
+             "      const long long n = n0 + {3} + j % 4;\n"
              "      if (n >= {5}LL)\n        continue;\n"
              "      {{\n",
-             t.tm, t.tn, t.bm * 4 / t.tm, t.bn * 4 / t.tn, M, N)
+             tm, tn, rowOffset, colOffset, M, N)
       .str();
+}
+
+std::string tiles::simtStoreLoop(const Tiling &t, int64_t M, int64_t N) {
+  return storeLoop(t.tm, t.tn,
+                   "(i / 4) * " + std::to_string(t.bm * 4 / t.tm) + " + ty * 4",
+                   "(j / 4) * " + std::to_string(t.bn * 4 / t.tn) + " + tx * 4",
+                   M, N);
 }
 
 std::string tiles::warpSetup(const WarpTiling &t) {
@@ -454,18 +465,9 @@ std::string tiles::warpProducts(const WarpTiling &t) {
 }
 
 std::string tiles::warpStoreLoop(const WarpTiling &t, int64_t M, int64_t N) {
-  return llvm::formatv(
-             "#pragma unroll\n"
-             "  for (int i = 0; i < {0}; ++i) {{\n"
-             "    const long long m = m0 + ty + (i / 4) * {2} + i % 4;\n"
-             "    if (m >= {4}LL)\n      continue;\n"
-             "#pragma unroll\n"
-             "    for (int j = 0; j < {1}; ++j) {{\n"
-             "      const long long n = n0 + tx + (j / 4) * {3} + j % 4;\n"
-             "      if (n >= {5}LL)\n        continue;\n"
-             "      {{\n",
-             t.tile.tm, t.tile.tn, t.laneRows() * 4, t.laneCols() * 4, M, N)
-      .str();
+  return storeLoop(t.tile.tm, t.tile.tn,
+                   "ty + (i / 4) * " + std::to_string(t.laneRows() * 4),
+                   "tx + (j / 4) * " + std::to_string(t.laneCols() * 4), M, N);
 }
 
 namespace {

@@ -877,25 +877,23 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
     // a few steps at a time first (promoteSteps): the others' error grows
     // with K past the f32 loop's, which the verifier's precision rule
     // rejects (up to kPromoteAfterK their sums are as precise).
+    auto add3xTf32 = [&](const SpecializedTiling &t) {
+      if (fits(t))
+        list.add(writePackedSpecialized(region, c, t, kTf32Element,
+                                        {P::Hi, P::Hi, P::Lo},
+                                        {P::Hi, P::Lo, P::Hi}, "-3xtf32",
+                                        reason),
+                 reason);
+    };
     for (int promote : {4, 2}) {
       if (c.K <= kPromoteAfterK)
         break;
       SpecializedTiling t{2, 128, 6};
       t.promoteSteps = promote;
-      if (fits(t))
-        list.add(writePackedSpecialized(region, c, t, kTf32Element,
-                                        {P::Hi, P::Hi, P::Lo},
-                                        {P::Hi, P::Lo, P::Hi}, "-3xtf32",
-                                        reason),
-                 reason);
+      add3xTf32(t);
     }
     for (const SpecializedTiling &t : specialized)
-      if (fits(t))
-        list.add(writePackedSpecialized(region, c, t, kTf32Element,
-                                        {P::Hi, P::Hi, P::Lo},
-                                        {P::Hi, P::Lo, P::Hi}, "-3xtf32",
-                                        reason),
-                 reason);
+      add3xTf32(t);
     return;
   }
   // The producer copies both operands with cp.async where both are region
