@@ -482,6 +482,47 @@ bool readsVectors(const Contraction &c, bool isA, int count) {
          shapeOf(operand).back() % 4 == 0 && count % 4 == 0;
 }
 
+/// The loop head over a thread's four-element vectors of one operand's
+/// tile (`count` elements a thread, `rows` along M or N): the vector's k and
+/// row in the tile (`kk`, `rr`), and with `global` the element's `r` and `k`
+/// and a zeroed `float4 x`.
+std::string vectorLoopHead(const Contraction &c, bool isA, bool kFast,
+                           int rows, int bk, int threads, int count,
+                           bool global) {
+  std::string head = llvm::formatv(
+      "#pragma unroll\n"
+      "    for (int p = 0; p < {0}; ++p) {{\n"
+      "      const int e = (tid + p * {1}) * 4;\n"
+      "      const int kk = {2}, rr = {3};\n",
+      count / 4, threads,
+      kFast ? "e % " + std::to_string(bk) : "e / " + std::to_string(rows),
+      kFast ? "e / " + std::to_string(bk) : "e % " + std::to_string(rows));
+  if (global)
+    head += std::string("      const long long r = ") + (isA ? "m0" : "n0") +
+            " + rr, k = k0 + kk;\n"
+            "      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n";
+  return head;
+}
+
+/// The statement reading the vector at (r, k) of a readsVectors operand into
+/// `x`, under `conds` (edgeConds) when there are any.
+FailureOr<std::string> vectorRead(const Contraction &c, bool isA,
+                                  ArrayRef<std::string> conds,
+                                  std::string &why) {
+  Value operand = isA ? c.a : c.b;
+  FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
+      isA ? c.mapA : c.mapB,
+      isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
+  if (failed(idx))
+    return failure();
+  std::string load = "x = *reinterpret_cast<const float4 *>(in" +
+                     std::to_string(cast<BlockArgument>(operand).getArgNumber()) +
+                     " + " + linearize(*idx, shapeOf(operand)) + ");\n";
+  return conds.empty() ? "      " + load
+                       : "      if (" + join(conds, " && ") + ")\n        " +
+                             load;
+}
+
 /// The text of the pipelined SIMT kernel's tile of one operand: the
 /// registers `decl`, the statements `fetch` reading the step at k0 into
 /// them, and `store` writing them to shared buffer `buf`.
@@ -505,32 +546,15 @@ FailureOr<TileFetch> writeTileFetch(const LinalgRegion &region,
                          : "e % " + std::to_string(rows);
   TileFetch f;
   if (readsVectors(c, isA, count)) {
-    Value operand = isA ? c.a : c.b;
-    FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
-        isA ? c.mapA : c.mapB,
-        isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
-    if (failed(idx))
+    FailureOr<std::string> read = vectorRead(c, isA, conds, why);
+    if (failed(read))
       return failure();
-    std::string element = llvm::formatv(
-        "#pragma unroll\n"
-        "    for (int p = 0; p < {0}; ++p) {{\n"
-        "      const int e = (tid + p * {1}) * 4;\n"
-        "      const int kk = {2}, rr = {3};\n",
-        count / 4, t.threads(), kk, rr);
     f.decl = llvm::formatv("  float4 {0}[{1}];\n", regs, count / 4);
-    std::string load =
-        "x = *reinterpret_cast<const float4 *>(in" +
-        std::to_string(cast<BlockArgument>(operand).getArgNumber()) + " + " +
-        linearize(*idx, shapeOf(operand)) + ");\n";
-    f.fetch = element + "      const long long r = " +
-              (isA ? "m0" : "n0") +
-              " + rr, k = k0 + kk;\n"
-              "      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n" +
-              (conds.empty() ? "      " + load
-                             : "      if (" + join(conds, " && ") +
-                                   ")\n        " + load) +
-              "      " + regs + "[p] = x;\n    }\n";
-    f.store = element;
+    f.fetch = vectorLoopHead(c, isA, kFast, rows, t.bk, t.threads(), count,
+                             true) +
+              *read + "      " + regs + "[p] = x;\n    }\n";
+    f.store = vectorLoopHead(c, isA, kFast, rows, t.bk, t.threads(), count,
+                             false);
     if (kFast) {
       const char *lanes[] = {"x", "y", "z", "w"};
       for (int l = 0; l < 4; ++l)
@@ -623,36 +647,14 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
   if (failed(body))
     return failure();
   SmallVector<std::string> conds = tiles::edgeConds(extent, rows, c.K, t.bk);
-  // An f32 region input whose rows are whole 16-byte vectors is read four
-  // consecutive elements at a time: each vector is all in bounds or all
-  // out, as tiles start at multiples of 4.
-  Value operand = isA ? c.a : c.b;
-  auto arg = dyn_cast<BlockArgument>(operand);
   int count = rows * t.bk / t.threads();
-  if (arg && elementOf(operand).isF32() && shapeOf(operand).back() % 4 == 0 &&
-      count % 4 == 0) {
-    FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
-        isA ? c.mapA : c.mapB,
-        isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
-    if (failed(idx))
+  if (readsVectors(c, isA, count)) {
+    FailureOr<std::string> read = vectorRead(c, isA, conds, why);
+    if (failed(read))
       return failure();
-    std::string text = llvm::formatv(
-        "#pragma unroll\n"
-        "    for (int p = 0; p < {0}; ++p) {{\n"
-        "      const int e = (tid + p * {1}) * 4;\n"
-        "      const int kk = {2}, rr = {3};\n"
-        "      const long long r = {4} + rr, k = k0 + kk;\n"
-        "      float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n",
-        count / 4, t.threads(),
-        kFast ? "e % " + std::to_string(t.bk) : "e / " + std::to_string(rows),
-        kFast ? "e / " + std::to_string(t.bk) : "e % " + std::to_string(rows),
-        isA ? "m0" : "n0");
-    std::string load = "x = *reinterpret_cast<const float4 *>(in" +
-                       std::to_string(arg.getArgNumber()) + " + " +
-                       linearize(*idx, shapeOf(operand)) + ");\n";
-    text += conds.empty() ? "      " + load
-                          : "      if (" + join(conds, " && ") + ")\n        " +
-                                load;
+    std::string text = vectorLoopHead(c, isA, kFast, rows, t.bk, t.threads(),
+                                      count, true) +
+                       *read;
     std::string tile = isA ? "As" : "Bs";
     const char *lanes[] = {"x", "y", "z", "w"};
     for (int l = 0; l < 4; ++l)
