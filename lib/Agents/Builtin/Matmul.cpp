@@ -357,25 +357,26 @@ std::string tiles::simtAccumulators(const Tiling &t, StringRef init) {
       .str();
 }
 
-std::string tiles::simtProducts(const Tiling &t) {
-  // Thread (ty, tx) owns rows ty*4 + i%4 of each BM*4/TM-row quarter and
-  // likewise columns: 16-byte shared loads, consecutive output columns.
+/// The loop over a step's kk that reads a thread's tm values of A and tn of
+/// B from shared memory as float4 (`aAt` and `bAt`: the addresses, C
+/// expressions of kk and q) and multiplies them into acc.
+static std::string registerProducts(int bk, int tm, int tn, StringRef aAt,
+                                    StringRef bAt) {
   return llvm::formatv(
-             "    __syncthreads();\n"
              "#pragma unroll\n"
              "    for (int kk = 0; kk < {0}; ++kk) {{\n"
              "      float a[{1}], b[{2}];\n"
              "#pragma unroll\n"
              "      for (int q = 0; q < {1} / 4; ++q) {{\n"
              "        const float4 v = *reinterpret_cast<const float4 *>("
-             "&As[kk][q * {3} + ty * 4]);\n"
+             "&{3});\n"
              "        a[q * 4] = v.x; a[q * 4 + 1] = v.y; a[q * 4 + 2] = v.z; "
              "a[q * 4 + 3] = v.w;\n"
              "      }\n"
              "#pragma unroll\n"
              "      for (int q = 0; q < {2} / 4; ++q) {{\n"
              "        const float4 v = *reinterpret_cast<const float4 *>("
-             "&Bs[kk][q * {4} + tx * 4]);\n"
+             "&{4});\n"
              "        b[q * 4] = v.x; b[q * 4 + 1] = v.y; b[q * 4 + 2] = v.z; "
              "b[q * 4 + 3] = v.w;\n"
              "      }\n"
@@ -384,11 +385,20 @@ std::string tiles::simtProducts(const Tiling &t) {
              "#pragma unroll\n"
              "        for (int j = 0; j < {2}; ++j)\n"
              "          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);\n"
-             "    }\n"
-             "    __syncthreads();\n"
-             "  }\n",
-             t.bk, t.tm, t.tn, t.bm * 4 / t.tm, t.bn * 4 / t.tn)
+             "    }\n",
+             bk, tm, tn, aAt, bAt)
       .str();
+}
+
+std::string tiles::simtProducts(const Tiling &t) {
+  // Thread (ty, tx) owns rows ty*4 + i%4 of each BM*4/TM-row quarter and
+  // likewise columns: 16-byte shared loads, consecutive output columns.
+  return "    __syncthreads();\n" +
+         registerProducts(
+             t.bk, t.tm, t.tn,
+             "As[kk][q * " + std::to_string(t.bm * 4 / t.tm) + " + ty * 4]",
+             "Bs[kk][q * " + std::to_string(t.bn * 4 / t.tn) + " + tx * 4]") +
+         "    __syncthreads();\n  }\n";
 }
 
 /// The store loop over a thread's tm x tn outputs, 4 x 4 blocks at a time:
@@ -435,33 +445,10 @@ std::string tiles::warpSetup(const WarpTiling &t) {
 std::string tiles::warpProducts(const WarpTiling &t) {
   // A thread's rows are TM/4 blocks of 4, a half warp tile apart (likewise
   // its columns): a warp reads laneRows (laneCols) consecutive float4.
-  const Tiling &s = t.tile;
-  return llvm::formatv(
-             "#pragma unroll\n"
-             "    for (int kk = 0; kk < {0}; ++kk) {{\n"
-             "      float a[{1}], b[{2}];\n"
-             "#pragma unroll\n"
-             "      for (int q = 0; q < {1} / 4; ++q) {{\n"
-             "        const float4 v = *reinterpret_cast<const float4 *>("
-             "&As[buf][kk][ty + q * {3}]);\n"
-             "        a[q * 4] = v.x; a[q * 4 + 1] = v.y; a[q * 4 + 2] = v.z; "
-             "a[q * 4 + 3] = v.w;\n"
-             "      }\n"
-             "#pragma unroll\n"
-             "      for (int q = 0; q < {2} / 4; ++q) {{\n"
-             "        const float4 v = *reinterpret_cast<const float4 *>("
-             "&Bs[buf][kk][tx + q * {4}]);\n"
-             "        b[q * 4] = v.x; b[q * 4 + 1] = v.y; b[q * 4 + 2] = v.z; "
-             "b[q * 4 + 3] = v.w;\n"
-             "      }\n"
-             "#pragma unroll\n"
-             "      for (int i = 0; i < {1}; ++i)\n"
-             "#pragma unroll\n"
-             "        for (int j = 0; j < {2}; ++j)\n"
-             "          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);\n"
-             "    }\n",
-             s.bk, s.tm, s.tn, t.laneRows() * 4, t.laneCols() * 4)
-      .str();
+  return registerProducts(
+      t.tile.bk, t.tile.tm, t.tile.tn,
+      "As[buf][kk][ty + q * " + std::to_string(t.laneRows() * 4) + "]",
+      "Bs[buf][kk][tx + q * " + std::to_string(t.laneCols() * 4) + "]");
 }
 
 std::string tiles::warpStoreLoop(const WarpTiling &t, int64_t M, int64_t N) {
