@@ -226,12 +226,11 @@ struct TransposeOfUnitDims : OpRewritePattern<linalg::TransposeOp> {
 
 /// The products under `root` that are not in `reduced` and the generics the
 /// outliner may fuse with them: the elementwise chain after a product (its
-/// epilogue, up to the ops that read a keepdim value) with the reductions that
-/// read it (not followed further), and a
-/// product's elementwise operand producers (casts, transposes; not followed
-/// further). A reshape between any two of them would split a product from
-/// what it fuses. What comes before a prologue (a layer norm feeding a linear
-/// layer) is not part of it.
+/// epilogue, up to the ops that read a keepdim value) with the reductions
+/// that read it (not followed further), and a product's elementwise operand
+/// producers (casts, transposes; not followed further). A reshape between any
+/// two of them would split a product from what it fuses. What comes before a
+/// prologue (a layer norm feeding a linear layer) is not part of it.
 static DenseSet<Operation *>
 productNeighbourhoods(Operation *root, const DenseSet<Operation *> &reduced) {
   DenseSet<Operation *> kept;

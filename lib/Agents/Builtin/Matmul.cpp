@@ -182,6 +182,13 @@ SmallVector<std::string> Contraction::loopDims(StringRef m, StringRef n,
   return dims;
 }
 
+FailureOr<SmallVector<std::string>>
+Contraction::tileOperandIndices(bool isA, std::string &why) const {
+  return applyIndexingMap(
+      isA ? mapA : mapB,
+      isA ? loopDims("r", "0", "k") : loopDims("0", "r", "k"), why);
+}
+
 std::string Contraction::batchIndices() const {
   std::string text;
   SmallVector<int64_t> extents;
@@ -497,17 +504,16 @@ FailureOr<std::string> vectorRead(const Contraction &c, bool isA,
                                   ArrayRef<std::string> conds,
                                   std::string &why) {
   Value operand = isA ? c.a : c.b;
-  FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
-      isA ? c.mapA : c.mapB,
-      isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
+  FailureOr<SmallVector<std::string>> idx = c.tileOperandIndices(isA, why);
   if (failed(idx))
     return failure();
-  std::string load = "x = *reinterpret_cast<const float4 *>(in" +
-                     std::to_string(cast<BlockArgument>(operand).getArgNumber()) +
-                     " + " + linearize(*idx, shapeOf(operand)) + ");\n";
-  return conds.empty() ? "      " + load
-                       : "      if (" + join(conds, " && ") + ")\n        " +
-                             load;
+  std::string load =
+      "x = *reinterpret_cast<const float4 *>(in" +
+      std::to_string(cast<BlockArgument>(operand).getArgNumber()) + " + " +
+      linearize(*idx, shapeOf(operand)) + ");\n";
+  return conds.empty()
+             ? "      " + load
+             : "      if (" + join(conds, " && ") + ")\n        " + load;
 }
 
 /// The text of the pipelined SIMT kernel's tile of one operand: the

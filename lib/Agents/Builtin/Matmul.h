@@ -34,6 +34,10 @@ struct Contraction {
   /// given row, column and reduced indices.
   SmallVector<std::string> loopDims(StringRef m, StringRef n,
                                     StringRef k) const;
+  /// Operand A's (`isA`) or B's indices at row (or column) `r` and reduced
+  /// index `k` of the block's tile (C variables of those names).
+  FailureOr<SmallVector<std::string>>
+  tileOperandIndices(bool isA, std::string &why) const;
   /// Statements declaring the batch indices `bI` from blockIdx.z.
   std::string batchIndices() const;
   /// Whether loop dimension `dim` is the innermost index of `operand`.

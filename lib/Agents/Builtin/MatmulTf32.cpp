@@ -376,9 +376,7 @@ Tf32TileLoader copyLoader(const Contraction &c, const Tf32Tiling &t, bool isA,
   int chunksPerLine = (kMajor ? t.bk : rows) / width;
   int chunks = rows * t.bk / width, threads = t.threads();
   int ld = tf32TileStride(t, isA, kMajor);
-  FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
-      isA ? c.mapA : c.mapB,
-      isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
+  FailureOr<SmallVector<std::string>> idx = c.tileOperandIndices(isA, why);
   if (failed(idx))
     return loader;
   std::string at = "in" + std::to_string(arg.getArgNumber()) + " + " +

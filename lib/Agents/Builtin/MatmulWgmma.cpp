@@ -127,9 +127,7 @@ FailureOr<std::string> writeAsyncLoad(const LinalgRegion &region,
   Value operand = isA ? c.a : c.b;
   int rows = isA ? t.bm() : t.bn;
   int64_t extent = isA ? c.M : c.N;
-  FailureOr<SmallVector<std::string>> idx = applyIndexingMap(
-      isA ? c.mapA : c.mapB,
-      isA ? c.loopDims("r", "0", "k") : c.loopDims("0", "r", "k"), why);
+  FailureOr<SmallVector<std::string>> idx = c.tileOperandIndices(isA, why);
   if (failed(idx))
     return failure();
   SmallVector<std::string> conds =
