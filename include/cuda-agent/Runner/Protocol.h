@@ -61,7 +61,7 @@ inline constexpr double kOracleErrorFactor = 2.0;
 /// (docs/perf.md): 3xTF32 kernels with one accumulator were 3.7-4x the
 /// default lowering's error at K = 256-576, 6x at 1024, 13x at 8192; those
 /// adding their tensor-core sums in f32 every few steps 0.2-0.4x.
-inline constexpr double kPrecisionFactor = 8.0;
+inline constexpr double kPrecisionFactor = 4.0;
 /// The offset trial's alignment: IREE guarantees only that each dispatch
 /// binding starts at a multiple of 64 bytes (buffers are suballocated from
 /// larger allocations), where cuMemAlloc gives 256 or more. After a

@@ -504,7 +504,9 @@ def AgentTestBuiltinVariantsPass
     through region hashes and bundle directories. Strategies: matmul,
     transpose, elementwise, rows-split, rows, serial-reduction. With
     `variant`, only
-    the variants of that name are printed. The IR is not changed.
+    the variants of those names are printed (a comma-separated list: a
+    tiling's name differs between regions where, say, its sums are
+    promoted). The IR is not changed.
 
     Example: `cuda-agent-opt m.mlir --agent-outline --agent-test-builtin-variants=strategy=rows -o /dev/null`
   }];
@@ -512,9 +514,9 @@ def AgentTestBuiltinVariantsPass
     Option<"strategy", "strategy", "std::string", /*default=*/"",
            "The builtin strategy whose variants are printed, for example "
            "`strategy=rows`.">,
-    Option<"variant", "variant", "std::string", /*default=*/"",
-           "Only the variants of this name, for example "
-           "`variant=rows-g32-b256-v4-cached`; all by default.">,
+    ListOption<"variants", "variant", "std::string",
+               "Only the variants of these names, for example "
+               "`variant=rows-g32-b256-v4-cached`; all by default.">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "The GPU architecture the kernels are sized for, for example "
            "`chip=sm_90`.">,

@@ -433,9 +433,10 @@ FailureOr<Variant> writeConvMma(const LinalgRegion &region,
 /// copied, `split` TF32 products per f32 product; the epilogue on each
 /// accumulator before the only store.
 FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
-                                 const ConvProduct &c, const Tf32Tiling &t,
+                                 const ConvProduct &c, const Tf32Tiling &tiling,
                                  Tf32Split split, std::string &why,
                                  BlockArgument taps = {}) {
+  const Tf32Tiling t = withF32Sums(tiling, c.K, split);
   unsigned counter = 0;
   std::string prologue;
   // The taps loader's tile is not k-major; the filter's is as its loader's.
@@ -482,8 +483,9 @@ constexpr int64_t kPackedBytes = int64_t(512) << 20;
 /// and the filter take more than kPackedBytes, the rows are packed and
 /// multiplied in chunks of whole tiles (kernels packN, convN in turn).
 FailureOr<Variant> writeConvPacked(const LinalgRegion &region,
-                                   const ConvProduct &c, const Tf32Tiling &t,
-                                   std::string &why) {
+                                   const ConvProduct &c,
+                                   const Tf32Tiling &tiling, std::string &why) {
+  const Tf32Tiling t = withF32Sums(tiling, c.K, Tf32Split::Three);
   int64_t kp = (c.K + t.bk - 1) / t.bk * t.bk;
   int64_t filterFloats = (c.N + t.bn - 1) / t.bn * t.bn * kp;
   int64_t tiles = (c.M + t.bm - 1) / t.bm;

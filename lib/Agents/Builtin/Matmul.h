@@ -151,8 +151,9 @@ std::string warpProducts(const WarpTiling &t);
 std::string warpStoreLoop(const WarpTiling &t, int64_t M, int64_t N);
 /// mma.sync: shared tiles As, Bs ([rows][k], `storage`), warp coordinates.
 std::string mmaSetup(const MmaTiling &t, StringRef storage);
-/// mma.sync: the accumulator fragments, all `init`.
-std::string mmaAccumulators(const MmaTiling &t, StringRef init);
+/// mma.sync: the accumulator fragments (an array named `name`), all `init`.
+std::string mmaAccumulators(const MmaTiling &t, StringRef init,
+                            StringRef name = "acc");
 /// mma.sync: the fragment reads and products of one loaded step (`ptxType`
 /// f16 or bf16) and the end of the k loop.
 std::string mmaProducts(const MmaTiling &t, StringRef ptxType);

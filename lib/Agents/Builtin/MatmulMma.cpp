@@ -38,16 +38,17 @@ std::string tiles::mmaSetup(const MmaTiling &t, StringRef storage) {
              .str();
 }
 
-std::string tiles::mmaAccumulators(const MmaTiling &t, StringRef init) {
-  return llvm::formatv("  float acc[{0}][{1}][4];\n"
+std::string tiles::mmaAccumulators(const MmaTiling &t, StringRef init,
+                                   StringRef name) {
+  return llvm::formatv("  float {3}[{0}][{1}][4];\n"
                        "#pragma unroll\n"
                        "  for (int i = 0; i < {0}; ++i)\n"
                        "#pragma unroll\n"
                        "    for (int j = 0; j < {1}; ++j)\n"
                        "#pragma unroll\n"
                        "      for (int q = 0; q < 4; ++q)\n"
-                       "        acc[i][j][q] = {2};\n",
-                       t.mTiles(), t.nTiles(), init)
+                       "        {3}[i][j][q] = {2};\n",
+                       t.mTiles(), t.nTiles(), init, name)
              .str();
 }
 

@@ -122,17 +122,18 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
       "  float *const As = ca_smem, *const Bs = ca_smem + {0};\n"
       "  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;\n"
       "  const int g = lane / 4, tig = lane % 4;\n"
-      "  const int wm = (warp / {1}) * {2}, wn = (warp % {1}) * {3};\n"
-      "  float acc[{4}][{5}][4];\n"
-      "#pragma unroll\n"
-      "  for (int i = 0; i < {4}; ++i)\n"
-      "#pragma unroll\n"
-      "    for (int j = 0; j < {5}; ++j)\n"
-      "#pragma unroll\n"
-      "      for (int q = 0; q < 4; ++q)\n"
-      "        acc[i][j][q] = {6};\n",
-      t.stages * aStage, t.warpsN, t.warpRows(), t.warpCols(), t.mTiles(),
-      t.nTiles(), init);
+      "  const int wm = (warp / {1}) * {2}, wn = (warp % {1}) * {3};\n",
+      t.stages * aStage, t.warpsN, t.warpRows(), t.warpCols());
+  text += tiles::mmaAccumulators(t.mmaTiling(), init);
+  // The fragments the tensor cores sum into: `part`, added to acc every
+  // promoteSteps steps, where the sums are promoted.
+  StringRef sums = t.promoteSteps ? "part" : "acc";
+  if (t.promoteSteps)
+    text += llvm::formatv("  // The tensor cores' sums of {0} steps at a time, "
+                          "added to acc in f32.\n",
+                          t.promoteSteps)
+                .str() +
+            tiles::mmaAccumulators(t.mmaTiling(), "0.0f", sums);
   for (auto [loader, name] : {std::pair(&a, "aShift"), std::pair(&b, "bShift")})
     if (!loader->shift.empty())
       text += "  const int " + std::string(name) + " = " + loader->shift +
@@ -270,11 +271,39 @@ std::string cuda_agent::builtin::writeTf32Mainloop(const Tf32Tiling &t,
                         t.mTiles(), t.nTiles())
               .str();
   if (three)
-    text += "          ca_mma_tf32(acc[i][j], aSmall[i], bBig[j]);\n"
-            "          ca_mma_tf32(acc[i][j], aBig[i], bSmall[j]);\n";
-  text += "          ca_mma_tf32(acc[i][j], aBig[i], bBig[j]);\n"
-          "        }\n    }\n  }\n";
-  return text;
+    text += llvm::formatv("          ca_mma_tf32({0}[i][j], aSmall[i], bBig[j]);\n"
+                          "          ca_mma_tf32({0}[i][j], aBig[i], bSmall[j]);\n",
+                          sums)
+                .str();
+  text += llvm::formatv("          ca_mma_tf32({0}[i][j], aBig[i], bBig[j]);\n"
+                        "        }\n    }\n",
+                        sums)
+              .str();
+  if (t.promoteSteps)
+    text += llvm::formatv("    if ((kt + 1) % {0} == 0 || kt + 1 == kTiles) {{\n"
+                          "#pragma unroll\n"
+                          "      for (int i = 0; i < {1}; ++i)\n"
+                          "#pragma unroll\n"
+                          "        for (int j = 0; j < {2}; ++j)\n"
+                          "#pragma unroll\n"
+                          "          for (int q = 0; q < 4; ++q) {{\n"
+                          "            acc[i][j][q] += part[i][j][q];\n"
+                          "            part[i][j][q] = 0.0f;\n"
+                          "          }\n"
+                          "    }\n",
+                          t.promoteSteps, t.mTiles(), t.nTiles())
+                .str();
+  return text + "  }\n";
+}
+
+Tf32Tiling cuda_agent::builtin::withF32Sums(Tf32Tiling t, int64_t k,
+                                            Tf32Split split) {
+  // A second set of accumulators needs registers: a warp tile of 64 x 64
+  // (128 a thread, 256 with the sums) spills; 64 x 32 takes 219 of 255.
+  bool room = t.mTiles() * t.nTiles() * 4 <= kTf32MaxSummedAccumulators;
+  if (split == Tf32Split::Three && k > kTf32SumK && room)
+    t.promoteSteps = int(kTf32SumK / t.bk);
+  return t;
 }
 
 namespace {
@@ -521,8 +550,12 @@ FailureOr<Variant> closeSplitK(const LinalgRegion &region, const Contraction &c,
 /// The kernel of `t` for the contraction `c`; split-K over `splits` parts
 /// (for one batch) when more than one.
 FailureOr<Variant> writeTf32(const LinalgRegion &region, const Contraction &c,
-                             const Tf32Tiling &t, Tf32Split split,
+                             const Tf32Tiling &tiling, Tf32Split split,
                              std::string &why, int splits = 1) {
+  const Tf32Tiling t = withF32Sums(
+      tiling, splits > 1 ? tf32StepsPerSplit(tiling, c.K, splits) * tiling.bk
+                         : c.K,
+      split);
   unsigned counter = 0;
   Tf32TileLoader a = operandLoader(region, c, t, true, counter, why);
   Tf32TileLoader b = operandLoader(region, c, t, false, counter, why);

@@ -25,9 +25,12 @@ namespace mlir::cuda_agent::builtin {
 
 /// A BM x BN block tile, BK deep (a multiple of 8), `stages` tiles in
 /// shared memory, split over warpsM x warpsN warps (each a multiple of 16
-/// rows and 8 columns).
+/// rows and 8 columns). With `promoteSteps`, the tensor cores sum that many
+/// BK steps into a fragment of their own, which is then added to the
+/// accumulators in f32 (withF32Sums).
 struct Tf32Tiling {
   int bm, bn, bk, stages, warpsM, warpsN;
+  int promoteSteps = 0;
   int threads() const { return 32 * warpsM * warpsN; }
   int warpRows() const { return bm / warpsM; }
   int warpCols() const { return bn / warpsN; }
@@ -73,6 +76,26 @@ struct Tf32TileLoader {
   bool lineShifts = false;
 };
 
+/// The reduction length the tensor cores sum into one fragment of a 3xTF32
+/// product before it is added to the accumulators in f32. They round each
+/// accumulation toward zero, so one accumulator over the whole reduction
+/// loses precision with its length (measured on the H200, docs/perf.md:
+/// 3.7-4x the f32 loop's error at K = 256-576, 5-6x at 1024); 128 at a
+/// time (48 mma sums) is as precise as the f32 loop.
+inline constexpr int64_t kTf32SumK = 128;
+
+/// The most accumulators a thread of a promoting tiling holds (as many
+/// again for the partial sums).
+inline constexpr int kTf32MaxSummedAccumulators = 64;
+
+/// `t` summing kTf32SumK of the reduction at a time when `split` is 3xTF32,
+/// the `k` reduced indices are longer than that and its threads have room
+/// for the partial sums (kTf32MaxSummedAccumulators); `t` otherwise (a
+/// plain TF32 product is as precise as its operands anyway; a tiling
+/// without room keeps one accumulator, which the verifier's precision rule
+/// judges).
+Tf32Tiling withF32Sums(Tf32Tiling t, int64_t k, Tf32Split split);
+
 /// The floats per row of an operand's shared tile (see Tf32TileLoader).
 int tf32TileStride(const Tf32Tiling &t, bool isA, bool kMajor);
 
@@ -92,7 +115,7 @@ std::string tf32ChunkLoop(int chunks, int threads);
 /// blockIdx.z, whole BK steps each, the last one shorter): declares `tid`, `lane`, `warp`, `g` (lane / 4),
 /// `tig` (lane % 4), the warp's first row `wm` and column `wn` in the block
 /// tile, and `acc[mTiles][nTiles][4]`, started at `init` (a C float
-/// expression). Afterwards acc[i][j][q] is the product at block-tile row
+/// expression), with every `t.promoteSteps` steps' sums added to it in f32. Afterwards acc[i][j][q] is the product at block-tile row
 /// `wm + i * 16 + g + (q / 2) * 8` and column `wn + j * 8 + 2 * tig + q % 2`.
 std::string writeTf32Mainloop(const Tf32Tiling &t, const Tf32TileLoader &a,
                               const Tf32TileLoader &b, int64_t k,

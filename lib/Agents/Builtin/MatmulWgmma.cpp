@@ -275,16 +275,18 @@ std::string descriptor(const OperandLayout &layout, StringRef base) {
       .str();
 }
 
-/// Ties the bn-column accumulator fragment to a point after the last
-/// wgmma wait, so the compiler reads it only after the wait.
-std::string accumulatorFence(int bn) {
+/// Ties the bn-column fragment `array` (the accumulators, or the partial
+/// sums of promoted steps) to a point after the last wgmma wait, so the
+/// compiler reads it only after the wait; the loop `indent` spaces in.
+std::string accumulatorFence(int bn, StringRef array = "acc", int indent = 2) {
+  std::string pad(indent, ' ');
   return llvm::formatv("#pragma unroll\n"
-                       "  for (int j = 0; j < {0}; ++j)\n"
+                       "{2}for (int j = 0; j < {0}; ++j)\n"
                        "#pragma unroll\n"
-                       "    for (int q = 0; q < 4; ++q)\n"
-                       "      asm volatile(\"\" : \"+f\"(acc[0][j][q]) :: "
+                       "{2}  for (int q = 0; q < 4; ++q)\n"
+                       "{2}    asm volatile(\"\" : \"+f\"({1}[0][j][q]) :: "
                        "\"memory\");\n",
-                       bn / 8)
+                       bn / 8, array, pad)
       .str();
 }
 
@@ -560,12 +562,6 @@ FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
   return load;
 }
 
-/// The reduction length up to which the tensor cores' sums of a 3xTF32
-/// product are about as precise as an f32 loop's (384 wgmma sums into an
-/// accumulator, each rounded toward zero, against 1024 roundings to
-/// nearest), past which its kernels add them in f32 every few steps.
-constexpr int64_t kPromoteAfterK = 1024;
-
 /// The mbarrier helpers of the warp-specialized kernels.
 StringRef mbarrierHelpers() {
   return R"cuda(// mbarriers in shared memory: init, wait for the phase of a parity,
@@ -719,18 +715,18 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
       promote ? llvm::formatv(
                     "    if (kt % {0} == {1} || kt == {2}) {{\n"
                     "      asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" "
-                    "::: \"memory\");\n"
-                    "#pragma unroll\n"
-                    "      for (int j = 0; j < {3}; ++j)\n"
-                    "#pragma unroll\n"
-                    "        for (int q = 0; q < 4; ++q) {{\n"
-                    "          asm volatile(\"\" : \"+f\"(part[0][j][q]) :: "
-                    "\"memory\");\n"
-                    "          acc[0][j][q] += part[0][j][q];\n"
-                    "        }\n"
-                    "    }\n",
-                    promote, promote - 1, steps - 1, t.bn / 8)
-                    .str()
+                    "::: \"memory\");\n",
+                    promote, promote - 1, steps - 1)
+                        .str() +
+                    accumulatorFence(t.bn, "part", 6) +
+                    llvm::formatv("#pragma unroll\n"
+                                  "      for (int j = 0; j < {0}; ++j)\n"
+                                  "#pragma unroll\n"
+                                  "        for (int q = 0; q < 4; ++q)\n"
+                                  "          acc[0][j][q] += part[0][j][q];\n"
+                                  "    }\n",
+                                  t.bn / 8)
+                        .str()
               : std::string();
   std::string loop =
       "  for (int kt = 0; kt < {0}; ++kt) {{\n"
@@ -872,9 +868,9 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
                                         {P::Hi}, "-tf32", reason),
                  reason);
     // Over a long reduction, the 3xTF32 products summed by the tensor cores
-    // a few steps at a time first (promoteSteps): the others' error grows
-    // with K past the f32 loop's, which the verifier's precision rule
-    // rejects (up to kPromoteAfterK their sums are as precise).
+    // a few steps at a time first (promoteSteps) past kTf32SumK: the
+    // others' error grows with K past the f32 loop's, which the verifier's
+    // precision rule rejects from a few hundred on.
     auto add3xTf32 = [&](const SpecializedTiling &t) {
       if (fits(t))
         list.add(writePackedSpecialized(region, c, t, kTf32Element,
@@ -884,7 +880,7 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
                  reason);
     };
     for (int promote : {4, 2}) {
-      if (c.K <= kPromoteAfterK)
+      if (c.K <= kTf32SumK)
         break;
       SpecializedTiling t{2, 128, 6};
       t.promoteSteps = promote;

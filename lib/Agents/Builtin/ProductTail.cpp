@@ -103,9 +103,11 @@ FailureOr<Variant> cuda_agent::builtin::closeProduct(
 
 std::string cuda_agent::builtin::tf32VariantName(const Tf32Tiling &t,
                                                  Tf32Split split) {
-  return llvm::formatv("{0}-{1}x{2}x{3}-s{4}-w{5}x{6}",
+  std::string sums =
+      t.promoteSteps ? "-sum" + std::to_string(t.promoteSteps) : "";
+  return llvm::formatv("{0}-{1}x{2}x{3}-s{4}-w{5}x{6}{7}",
                        split == Tf32Split::Three ? "3xtf32" : "tf32", t.bm,
-                       t.bn, t.bk, t.stages, t.warpsM, t.warpsN);
+                       t.bn, t.bk, t.stages, t.warpsM, t.warpsN, sums);
 }
 
 FailureOr<Variant> cuda_agent::builtin::closeProduct(

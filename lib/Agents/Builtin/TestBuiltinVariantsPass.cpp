@@ -99,7 +99,7 @@ struct AgentTestBuiltinVariantsPass
         continue;
       }
       for (const Variant &variant : list->variants)
-        if (this->variant.empty() || variant.name == this->variant)
+        if (variants.empty() || llvm::is_contained(variants, variant.name))
           llvm::outs() << "// ----- variant " << variant.name << " -----\n"
                        << variant.source << "// ----- plan of " << variant.name
                        << " -----\n"
