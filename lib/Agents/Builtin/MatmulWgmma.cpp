@@ -562,6 +562,13 @@ FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
   return load;
 }
 
+/// The reduction length past which the 3xTF32 wgmma kernels that add their
+/// tensor-core sums in f32 come first. One accumulator was 4.9x the default
+/// lowering's error against the f64 oracle at K = 512 and 8-10x at 1024
+/// (the verifier's precision rule takes 8x); at K = 512 the promoted
+/// kernels would only take the place of faster mma.sync tiles.
+constexpr int64_t kPromoteAfterK = 512;
+
 /// The mbarrier helpers of the warp-specialized kernels.
 StringRef mbarrierHelpers() {
   return R"cuda(// mbarriers in shared memory: init, wait for the phase of a parity,
@@ -868,9 +875,8 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
                                         {P::Hi}, "-tf32", reason),
                  reason);
     // Over a long reduction, the 3xTF32 products summed by the tensor cores
-    // a few steps at a time first (promoteSteps) past kTf32SumK: the
-    // others' error grows with K past the f32 loop's, which the verifier's
-    // precision rule rejects from a few hundred on.
+    // a few steps at a time first (promoteSteps), past kPromoteAfterK: the
+    // others' error grows with K past the f32 loop's.
     auto add3xTf32 = [&](const SpecializedTiling &t) {
       if (fits(t))
         list.add(writePackedSpecialized(region, c, t, kTf32Element,
@@ -880,7 +886,7 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
                  reason);
     };
     for (int promote : {4, 2}) {
-      if (c.K <= kTf32SumK)
+      if (c.K <= kPromoteAfterK)
         break;
       SpecializedTiling t{2, 128, 6};
       t.promoteSteps = promote;
