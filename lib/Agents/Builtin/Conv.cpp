@@ -23,9 +23,12 @@
 // more kinds of 3xTF32 kernels: the im2col matrix packed into the
 // workspace by a pack kernel (K padded to whole steps, 16-byte aligned
 // rows; in chunks of whole tiles past 512 MiB) and multiplied from there
-// with 16-byte copies, first where the gathered rows are strided; and, for
-// an unpadded input, the gather through a shared table of each reduced
-// index's offset plus each thread's row offset. 96 output channels get a
+// with 16-byte copies, first where the gathered rows are strided; and the
+// gather through a shared table of each reduced index's offset plus each
+// thread's row offset, for an unpadded input or a zero pad of one (then
+// each entry has its tap's bit and each row the mask of the taps inside
+// the source; offered before the row copies too, which it beats on
+// KernelBench's pad-1 3x3). 96 output channels get a
 // 128 x 96 tile. The body must be a multiply-add of the input and the
 // filter (casts allowed); poolings are refused. The epilogue the outliner
 // fused (bias,
@@ -94,11 +97,13 @@ FailureOr<std::string> renderExpr(AffineExpr expr, ArrayRef<std::string> dims,
   return "(" + *lhs + op + *rhs + ")";
 }
 
-/// Statements splitting the int `linear` into the loop indices of `dims`
-/// (slowest first) named `prefix`<i>, set in `loop`.
-std::string splitIndex(StringRef linear, const ConvProduct &c,
-                       ArrayRef<unsigned> dims, StringRef prefix,
-                       SmallVector<std::string> &loop) {
+} // namespace
+
+std::string cuda_agent::builtin::splitIndex(StringRef linear,
+                                            const ConvProduct &c,
+                                            ArrayRef<unsigned> dims,
+                                            StringRef prefix,
+                                            SmallVector<std::string> &loop) {
   std::string text;
   int64_t stride = 1;
   for (int i = int(dims.size()) - 1; i >= 0; --i) {
@@ -114,8 +119,6 @@ std::string splitIndex(StringRef linear, const ConvProduct &c,
   }
   return text;
 }
-
-} // namespace
 
 std::string cuda_agent::builtin::splitLoops(const ConvProduct &c, StringRef m,
                                             StringRef n, StringRef k,
@@ -442,7 +445,7 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
   // The taps loader's tile is not k-major; the filter's is as its loader's.
   int64_t sharedBytes = tf32SharedBytes(t, false, fillsAlongK(c, false));
   FailureOr<Tf32TileLoader> a =
-      taps ? convTapsLoader(c, t, taps, prologue, sharedBytes, why)
+      taps ? convTapsLoader(region, c, t, taps, prologue, sharedBytes, why)
            : convTf32Loader(region, c, t, /*isA=*/true, counter, why);
   if (failed(a))
     return failure();
@@ -613,9 +616,11 @@ public:
                                  {64, 64, 16, 4, 2, 2}},
                                 few);
       // The separable im2col's table loader first (an unpadded NCHW input
-      // that the row copies do not take), a 96-column tile too where the
-      // output channels are a multiple of 96 and not of 128 (AlexNet's
-      // first layer: 128-column tiles would compute a quarter of zeros).
+      // that the row copies do not take, or a zero pad of one: 942 against
+      // 1014 us for the row copies on KernelBench's pad-1 3x3 at batch 16),
+      // a 96-column tile too where the output channels are a multiple of
+      // 96 and not of 128 (AlexNet's first layer: 128-column tiles would
+      // compute a quarter of zeros).
       SmallVector<Tf32Tiling> tapTilings;
       if (c->N % 96 == 0 && c->N % 128 != 0)
         tapTilings.push_back({128, 96, 16, 3, 4, 2});

@@ -41,6 +41,12 @@ struct ConvProduct {
 /// Whether loop dimension `dim` occurs in `expr`.
 bool usesDim(AffineExpr expr, unsigned dim);
 
+/// Statements splitting the int `linear` into the loop indices of `dims`
+/// (slowest first) named `prefix`<i>, set in `loop`.
+std::string splitIndex(StringRef linear, const ConvProduct &c,
+                       ArrayRef<unsigned> dims, StringRef prefix,
+                       SmallVector<std::string> &loop);
+
 /// The loop indices of the product's element (row `m`, column `n`, reduced
 /// index `k`; null for none) as statements and names.
 std::string splitLoops(const ConvProduct &c, StringRef m, StringRef n,
@@ -77,21 +83,26 @@ FailureOr<std::string> writeConvTileLoad(const LinalgRegion &region,
                                          StringRef store, unsigned &counter,
                                          std::string &why);
 
-/// The TF32 loader of an unpadded NCHW input whose im2col offsets are
-/// separable (hasSeparableIm2col): a block first writes the offset of
-/// every reduced index of the reduction (each channel and tap; -1 past K)
-/// into a shared table, and each thread the offset of its tile row (the
-/// loader's copies give a thread one row when the block's threads are a
-/// multiple of the tile's rows); a copy then adds the two, one table read
-/// and one 4-byte cp.async per element instead of splitting the row and
-/// the reduced index into the loop indices at every copy. The statements
-/// before the mainloop go into `prologue`. The table lies in the dynamic
-/// shared memory after the mainloop's stages (static shared memory would
-/// not count in the plan's shared_bytes, and the launcher would not opt
-/// into more than 48 KiB of dynamic for it); `sharedBytes` grows by it.
+/// The TF32 loader of an NCHW input, or of a zero pad of one, whose im2col
+/// offsets are separable (hasSeparableIm2col; tapsInput): a block first
+/// writes the offset of every reduced index of the reduction (each channel
+/// and tap; -1 past K) into a shared table, and each thread the offset of
+/// its tile row (the loader's copies give a thread one row when the block's
+/// threads are a multiple of the tile's rows); a copy then adds the two,
+/// one table read and one 4-byte cp.async per element instead of splitting
+/// the row and the reduced index into the loop indices at every copy. For
+/// a pad, each entry holds the bit of its tap too (the reduced loops of the
+/// padded indices that hold a row loop: kh and kw for NCHW's H and W) and
+/// each thread the mask of the taps whose element is inside the pad's
+/// source at its row; a copy outside is zero-filled. The statements before
+/// the mainloop go into `prologue`. The table lies in the dynamic shared
+/// memory after the mainloop's stages (static shared memory would not count
+/// in the plan's shared_bytes, and the launcher would not opt into more than
+/// 48 KiB of dynamic for it); `sharedBytes` grows by it.
 FailureOr<Tf32TileLoader>
-convTapsLoader(const ConvProduct &c, const Tf32Tiling &t, BlockArgument arg,
-               std::string &prologue, int64_t &sharedBytes, std::string &why);
+convTapsLoader(const LinalgRegion &region, const ConvProduct &c,
+               const Tf32Tiling &t, BlockArgument arg, std::string &prologue,
+               int64_t &sharedBytes, std::string &why);
 
 /// The TF32 mainloop's loader of the input (`isA`: the im2col matrix, each
 /// element at out * stride + tap * dilation) or the filter, filled along
@@ -112,9 +123,11 @@ bool needsGather(const LinalgRegion &region, const ConvProduct &c,
                  const Tf32Tiling &t);
 
 /// The region input whose im2col tiles convTapsLoader can copy, or null:
-/// an unpadded NCHW input (its tile rows contiguous, not k) with separable
-/// offsets, outside rowRunDim's row copies at tiling `t`, the block's
-/// threads a multiple of the tile's rows.
+/// an NCHW input (its tile rows contiguous, not k) with separable offsets,
+/// unpadded and outside rowRunDim's row copies at tiling `t`, or the source
+/// of a zero pad whose row-dependent bounds span at most 32 taps (a 7x7
+/// kernel's 49 do not fit the mask); the block's threads a multiple of the
+/// tile's rows.
 BlockArgument tapsInput(const LinalgRegion &region, const ConvProduct &c,
                         const Tf32Tiling &t);
 

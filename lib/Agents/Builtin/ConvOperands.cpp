@@ -8,9 +8,10 @@
 // of one, by cp.async: 16 bytes a copy where the operand's innermost
 // indices allow (NHWC channels, an FCHW filter's row), an NCHW input at
 // stride 1 along W as runs of its rows (the shift of each tap kept in the
-// tile line's padding), an unpadded NCHW input with separable offsets
-// through a shared table of each reduced index's offset, anything else
-// element by element.
+// tile line's padding), an NCHW input with separable offsets, or a zero
+// pad of one, through a shared table of each reduced index's offset (and,
+// for the pad, a mask per row of the taps inside the source), anything
+// else element by element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -243,11 +244,12 @@ bool hasSeparableIm2col(const ConvProduct &c, BlockArgument arg) {
 
 /// The input's offset at the loop indices of the rows (`m` set, the
 /// reduced ones 0) or of the reduced index (`k` set, the rows 0), as
-/// statements splitting it appended to `body` and the expression.
+/// statements splitting it appended to `body` and the expression; the loop
+/// indices' names in `loop`.
 FailureOr<std::string> im2colPart(const ConvProduct &c, BlockArgument arg,
                                   StringRef m, StringRef k, std::string &body,
+                                  SmallVector<std::string> &loop,
                                   std::string &why) {
-  SmallVector<std::string> loop;
   body += splitLoops(c, m, "", k, loop);
   FailureOr<SmallVector<std::string>> idx = renderMap(c.mapIn, loop, why);
   if (failed(idx))
@@ -255,19 +257,175 @@ FailureOr<std::string> im2colPart(const ConvProduct &c, BlockArgument arg,
   return linearize(*idx, shapeOf(arg));
 }
 
+
+/// The most taps a row's mask holds (tapMaskLoops): the bits of an unsigned.
+constexpr int64_t kMaxMaskTaps = 32;
+
+/// Whether index `e` of the input map holds a row loop.
+bool holdsRow(const ConvProduct &c, AffineExpr e) {
+  return llvm::any_of(c.mDims, [&](unsigned m) { return usesDim(e, m); });
+}
+
+/// The reduced loops whose indices decide, with the row, whether a zero
+/// pad's source holds an im2col element: those in a padded index that holds
+/// a row loop too (kh and kw of a padded NCHW input's H and W), slowest
+/// first. A padded index without a row loop (a padded channel) is inside or
+/// outside for every row at a reduced index; one without a reduced loop,
+/// for every reduced index at a row.
+SmallVector<unsigned> tapMaskLoops(const ConvProduct &c, const RegionPad &pad) {
+  SmallVector<unsigned> loops;
+  for (unsigned d : c.kDims)
+    for (auto [p, e] : llvm::enumerate(c.mapIn.getResults()))
+      if ((pad.low[p] != 0 || pad.high[p] != 0) && usesDim(e, d) &&
+          holdsRow(c, e)) {
+        loops.push_back(d);
+        break;
+      }
+  return loops;
+}
+
+/// The combinations of the indices of `loops`: a row mask's taps.
+int64_t maskTaps(const ConvProduct &c, ArrayRef<unsigned> loops) {
+  int64_t taps = 1;
+  for (unsigned d : loops)
+    taps *= c.ranges[d];
+  return taps;
+}
+
+/// padBoundsConds at the source index `at`, of the padded indices that
+/// hold a row loop (`withRow`) or of the others.
+SmallVector<std::string> boundsWhere(const ConvProduct &c, const RegionPad &pad,
+                                     ArrayRef<std::string> at, bool withRow) {
+  SmallVector<std::string> all = padBoundsConds(pad, at), kept;
+  size_t i = 0;
+  for (auto [p, e] : llvm::enumerate(c.mapIn.getResults())) {
+    if (pad.low[p] == 0 && pad.high[p] == 0)
+      continue;
+    if (holdsRow(c, e) == withRow)
+      kept.push_back(all[i]);
+    ++i;
+  }
+  return kept;
+}
+
+/// The taps loader's table, row offset and copies for a zero pad of the
+/// input (convTapsLoader): each entry holds the source's offset of the
+/// reduced index and the bit of its tap (the indices of tapMaskLoops) in a
+/// row's mask, 0 past K and where a padded index without a row loop is
+/// outside the source; each thread's row holds its source offset (the pad's
+/// low part taken off) and the mask of the taps whose element is inside
+/// the source, 0 past M. A copy is one table read, an AND and one 4-byte
+/// cp.async, zero-filled where the bit is not in the mask.
+FailureOr<Tf32TileLoader>
+paddedTapsLoader(const ConvProduct &c, const Tf32Tiling &t, BlockArgument arg,
+                 const RegionPad &pad, std::string &prologue,
+                 int64_t &sharedBytes, std::string &why) {
+  int threads = t.threads();
+  int64_t kPad = (c.K + t.bk - 1) / t.bk * t.bk;
+  int64_t tableAt = sharedBytes / 4;
+  sharedBytes += kPad * 8;
+  ArrayRef<int64_t> shape = shapeOf(arg);
+  SmallVector<std::string> rowLoop, tapLoop;
+  std::string rowBody, tapBody;
+  FailureOr<std::string> row =
+      im2colPart(c, arg, "r", "", rowBody, rowLoop, why);
+  FailureOr<std::string> tap =
+      im2colPart(c, arg, "", "k", tapBody, tapLoop, why);
+  if (failed(row) || failed(tap))
+    return failure();
+  int64_t low = 0, stride = 1;
+  for (int p = int(shape.size()) - 1; p >= 0; --p) {
+    low += pad.low[p] * stride;
+    stride *= shape[p];
+  }
+  // The row's mask: every tap combination at the row's indices.
+  SmallVector<unsigned> maskLoops = tapMaskLoops(c, pad);
+  SmallVector<std::string> maskLoop = rowLoop;
+  std::string maskBody = splitIndex("j", c, maskLoops, "tj", maskLoop);
+  FailureOr<SmallVector<std::string>> maskIdx =
+      renderMap(c.mapIn, maskLoop, why);
+  if (failed(maskIdx))
+    return failure();
+  SmallVector<std::string> inRow =
+      boundsWhere(c, pad, padSourceIndex(pad, *maskIdx), /*withRow=*/true);
+  // The entry's tap: the indices of the mask's loops at the reduced index.
+  std::string bit;
+  for (unsigned d : maskLoops)
+    bit = bit.empty() ? tapLoop[d]
+                      : "(" + bit + ") * " + std::to_string(c.ranges[d]) +
+                            " + " + tapLoop[d];
+  FailureOr<SmallVector<std::string>> tapIdx = renderMap(c.mapIn, tapLoop, why);
+  if (failed(tapIdx))
+    return failure();
+  SmallVector<std::string> inTap =
+      boundsWhere(c, pad, padSourceIndex(pad, *tapIdx), /*withRow=*/false);
+  inTap.insert(inTap.begin(), "k < " + std::to_string(c.K));
+  if (c.M % t.bm != 0)
+    inRow.insert(inRow.begin(), "r < " + std::to_string(c.M) + "LL");
+  prologue += llvm::formatv(
+      "  // The source's offset of each reduced index and its tap's bit in a\n"
+      "  // row's mask (0 past K or outside the source at every row), after\n"
+      "  // the mainloop's stages; this thread's tile row's offset (less the\n"
+      "  // pad's low part) and the mask of its taps inside the source.\n"
+      "  extern __shared__ __align__(16) float ca_smem_taps[];\n"
+      "  int2 *const ca_taps = reinterpret_cast<int2 *>(ca_smem_taps + {0});\n"
+      "  long long aRow;\n"
+      "  unsigned aTaps = 0u;\n"
+      "  {{\n"
+      "    const long long r = m0 + threadIdx.x % {1};\n",
+      tableAt, t.bm);
+  prologue += rowBody + "    aRow = " + *row + " - " + std::to_string(low) +
+              "LL;\n";
+  std::string setBit =
+      (inRow.empty() ? "" : "        if (" + join(inRow, " && ") + ")\n  ") +
+      "        aTaps |= 1u << j;\n";
+  prologue += llvm::formatv("    for (int j = 0; j < {0}; ++j) {{\n",
+                            maskTaps(c, maskLoops));
+  prologue += maskBody + setBit + "    }\n  }\n";
+  prologue += llvm::formatv("  for (int k = threadIdx.x; k < {0}; k += {1}) "
+                            "{{\n",
+                            kPad, threads);
+  prologue += tapBody + "    const bool in = " + join(inTap, " && ") + ";\n" +
+              "    ca_taps[k] = make_int2(in ? (int)(" + *tap +
+              ") : 0, in ? (int)(1u << (" + (bit.empty() ? "0" : bit) +
+              ")) : 0);\n  }\n  __syncthreads();\n";
+  Tf32TileLoader loader;
+  loader.kMajor = false;
+  int ld = tf32TileStride(t, /*isA=*/true, /*kMajor=*/false);
+  std::string base = "in" + std::to_string(arg.getArgNumber());
+  loader.writeLoad = [=](StringRef tile, StringRef k0) {
+    std::string text = tf32ChunkLoop(t.bm * t.bk, threads);
+    text += llvm::formatv(
+        "          const int kk = e / {0};\n"
+        "          const int2 tap = ca_taps[(int)({1}) + kk];\n"
+        "          const bool full = (aTaps & (unsigned)tap.y) != 0u;\n"
+        "          ca_cp_async4({2} + kk * {3} + threadIdx.x % {0}, full ? "
+        "{4} + aRow + tap.x : {4}, full);\n"
+        "        }\n",
+        t.bm, k0, tile, ld, base);
+    return text;
+  };
+  return loader;
+}
+
 } // namespace
 
-FailureOr<Tf32TileLoader>
-cuda_agent::builtin::convTapsLoader(const ConvProduct &c, const Tf32Tiling &t,
-                                    BlockArgument arg, std::string &prologue,
-                                    int64_t &sharedBytes, std::string &why) {
+FailureOr<Tf32TileLoader> cuda_agent::builtin::convTapsLoader(
+    const LinalgRegion &region, const ConvProduct &c, const Tf32Tiling &t,
+    BlockArgument arg, std::string &prologue, int64_t &sharedBytes,
+    std::string &why) {
+  if (const RegionPad *pad = zeroPadOfInput(region, c.input))
+    return paddedTapsLoader(c, t, arg, *pad, prologue, sharedBytes, why);
   int threads = t.threads();
   int64_t kPad = (c.K + t.bk - 1) / t.bk * t.bk;
   int64_t tableAt = sharedBytes / 4;
   sharedBytes += kPad * 4;
   std::string rowBody, tapBody;
-  FailureOr<std::string> row = im2colPart(c, arg, "r", "", rowBody, why);
-  FailureOr<std::string> tap = im2colPart(c, arg, "", "k", tapBody, why);
+  SmallVector<std::string> rowLoop, tapLoop;
+  FailureOr<std::string> row =
+      im2colPart(c, arg, "r", "", rowBody, rowLoop, why);
+  FailureOr<std::string> tap =
+      im2colPart(c, arg, "", "k", tapBody, tapLoop, why);
   if (failed(row) || failed(tap))
     return failure();
   bool rowsWhole = c.M % t.bm == 0;
@@ -394,10 +552,16 @@ bool cuda_agent::builtin::needsGather(const LinalgRegion &region,
 BlockArgument cuda_agent::builtin::tapsInput(const LinalgRegion &region,
                                              const ConvProduct &c,
                                              const Tf32Tiling &t) {
-  auto arg = dyn_cast<BlockArgument>(c.input);
-  if (!arg || region.pads.count(c.input) || fillsAlongK(c, /*isA=*/true) ||
-      t.threads() % t.bm != 0 || rowRunDim(c, t.bm, arg) ||
-      !hasSeparableIm2col(c, arg))
+  // A pad with another value, or of a computed value, keeps the gather.
+  const RegionPad *pad = zeroPadOfInput(region, c.input);
+  if (region.pads.count(c.input) && !pad)
+    return {};
+  auto arg = dyn_cast<BlockArgument>(pad ? pad->source : c.input);
+  // A padded input is offered the table beside the row copies (which need
+  // no table nor mask, but copy a vector more per line).
+  if (!arg || fillsAlongK(c, /*isA=*/true) || t.threads() % t.bm != 0 ||
+      (!pad && rowRunDim(c, t.bm, arg)) || !hasSeparableIm2col(c, arg) ||
+      (pad && maskTaps(c, tapMaskLoops(c, *pad)) > kMaxMaskTaps))
     return {};
   return arg;
 }

@@ -6,7 +6,7 @@ them with a double-precision reference.
 
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
 convolutions of Inputs/builtin/conv_shapes.mlir, conv_padded.mlir,
-conv_nchw_rows.mlir and conv_im2col.mlir), each candidate's
+conv_nchw_rows.mlir, conv_im2col.mlir and conv_taps_padded.mlir), each candidate's
 kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h (as in
 emulate_matmul.py: the TF32 kernels' cp.async, cvt.rna.tf32 and mma.sync
 m16n8k8 helpers replaced by its emulation) and harness_conv.cpp, whose reference sums the product
@@ -145,6 +145,17 @@ CASES = {
                            1e-4),
     "im2col_3x3_rows_split": (conv("nchw", 2, 6, 18, 4, 8, 3, 3), "float", 1, "s",
                               "A.data(), B.data(), out.data()", 1e-4),
+    # Inputs/builtin/conv_taps_padded.mlir: a zero pad's source through the table.
+    "taps_pad1_bias_relu": (conv("nchw", 2, 6, 18, 4, 8, 3, 3, pad=(1, 1, 1, 1)), "float", 8,
+                            "std::max(0.0, s + E[n])", "A.data(), B.data(), E.data(), out.data()",
+                            1e-4),
+    "taps_pad1_stride2": (conv("nchw", 1, 13, 13, 5, 7, 3, 3, stride=2, pad=(1, 1, 1, 1)),
+                          "float", 1, "s", "A.data(), B.data(), out.data()", 1e-4),
+    "taps_pad_uneven_channels": (conv("nchw", 1, 10, 11, 3, 6, 3, 3, dilation=2, pad=(1, 1, 2, 1),
+                                      cpad=(1, 1)),
+                                 "float", 1, "s", "A.data(), B.data(), out.data()", 1e-4),
+    "taps_pad3_7x7": (conv("nchw", 1, 12, 12, 3, 4, 7, 7, pad=(3, 3, 3, 3)), "float", 1, "s",
+                      "A.data(), B.data(), out.data()", 1e-4),
 }
 
 
