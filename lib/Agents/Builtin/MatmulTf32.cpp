@@ -301,7 +301,7 @@ Tf32Tiling cuda_agent::builtin::withF32Sums(Tf32Tiling t, int64_t k,
   // A second set of accumulators needs registers: a warp tile of 64 x 64
   // (128 a thread, 256 with the sums) spills; 64 x 32 takes 219 of 255.
   bool room = t.mTiles() * t.nTiles() * 4 <= kTf32MaxSummedAccumulators;
-  if (split == Tf32Split::Three && k > kTf32SumK && room)
+  if (split == Tf32Split::Three && k > kTf32PromoteAfterK && room)
     t.promoteSteps = int(kTf32SumK / t.bk);
   return t;
 }

@@ -84,12 +84,21 @@ struct Tf32TileLoader {
 /// time (48 mma sums) is as precise as the f32 loop.
 inline constexpr int64_t kTf32SumK = 128;
 
+/// The reduction length past which the 3xTF32 mma.sync kernels add their
+/// sums in f32 (kTf32SumK at a time). Up to it one accumulator stays within
+/// the verifier's precision rule (at most 6x the default lowering's error)
+/// and is faster: a second set of accumulators takes 64 more registers a
+/// thread, which costs the conv's two-blocks-an-SM tiles 14% (KernelBench's
+/// 3x3 at K = 576: 1076 against 942 us, docs/perf.md).
+inline constexpr int64_t kTf32PromoteAfterK = 1024;
+
 /// The most accumulators a thread of a promoting tiling holds (as many
 /// again for the partial sums).
 inline constexpr int kTf32MaxSummedAccumulators = 64;
 
 /// `t` summing kTf32SumK of the reduction at a time when `split` is 3xTF32,
-/// the `k` reduced indices are longer than that and its threads have room
+/// the `k` reduced indices are more than kTf32PromoteAfterK and its threads
+/// have room
 /// for the partial sums (kTf32MaxSummedAccumulators); `t` otherwise (a
 /// plain TF32 product is as precise as its operands anyway; a tiling
 /// without room keeps one accumulator, which the verifier's precision rule

@@ -134,3 +134,15 @@ func.func @linear_transposed(%x: tensor<96x72xf32>, %w: tensor<40x72xf32>, %bias
   } -> tensor<96x40xf32>
   return %r : tensor<96x40xf32>
 }
+
+// A reduction past 1024 (69 steps of 16, rows not whole 16-byte vectors):
+// the 3xTF32 kernels over the whole of it add their tensor-core sums to the
+// accumulators in f32 every 8 steps and after the last (-sum8); the split-K
+// parts (35 steps) keep one accumulator.
+func.func @long_k(%a: tensor<40x1100xf32>, %b: tensor<1100x24xf32>) -> tensor<40x24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<40x24xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<40x24xf32>) -> tensor<40x24xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<40x1100xf32>, tensor<1100x24xf32>) outs(%acc : tensor<40x24xf32>) -> tensor<40x24xf32>
+  return %m : tensor<40x24xf32>
+}

@@ -45,6 +45,8 @@ CASES = {
                             "B[(bt * K + k) * N + n]", "s * 0.5", "A.data(), B.data(), out.data()", 1e-4),
     "many_tiles_transposed": (132, 260, 20, 22, "float", "float", "A[(bt * K + k) * M + m]",
                               "B[(bt * N + n) * K + k]", "s", "A.data(), B.data(), out.data()", 1e-4),
+    "long_k": (40, 24, 1100, 1, "float", "float", "A[m * K + k]", "B[k * N + n]",
+               "s", "A.data(), B.data(), out.data()", 1e-4),
     "matmul_f16_f32acc": (256, 256, 256, 1, "__half", "__half", "A[m * K + k]", "B[k * N + n]",
                                   "s", "A.data(), B.data(), out.data()", 1e-3),
 }
