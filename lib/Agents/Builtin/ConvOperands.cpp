@@ -308,6 +308,34 @@ SmallVector<std::string> boundsWhere(const ConvProduct &c, const RegionPad &pad,
   return kept;
 }
 
+/// The copies of a taps loader (convTapsLoader): for each element of the
+/// tile, the table's entry `tap` (of C type `entry`) of its reduced index,
+/// then one 4-byte cp.async from this thread's row offset `aRow` plus the
+/// entry's offset `offset`, zero-filled unless `full`.
+Tf32TileLoader tableCopyLoader(const Tf32Tiling &t, BlockArgument arg,
+                               StringRef entry, StringRef full,
+                               StringRef offset) {
+  Tf32TileLoader loader;
+  loader.kMajor = false;
+  int ld = tf32TileStride(t, /*isA=*/true, /*kMajor=*/false);
+  int threads = t.threads();
+  std::string base = "in" + std::to_string(arg.getArgNumber());
+  loader.writeLoad = [=, entry = entry.str(), full = full.str(),
+                      offset = offset.str()](StringRef tile, StringRef k0) {
+    std::string text = tf32ChunkLoop(t.bm * t.bk, threads);
+    text += llvm::formatv(
+        "          const int kk = e / {0};\n"
+        "          const {1} tap = ca_taps[(int)({2}) + kk];\n"
+        "          const bool full = {3};\n"
+        "          ca_cp_async4({4} + kk * {5} + threadIdx.x % {0}, full ? "
+        "{6} + aRow + {7} : {6}, full);\n"
+        "        }\n",
+        t.bm, entry, k0, full, tile, ld, base, offset);
+    return text;
+  };
+  return loader;
+}
+
 /// The taps loader's table, row offset and copies for a zero pad of the
 /// input (convTapsLoader): each entry holds the source's offset of the
 /// reduced index and the bit of its tap (the indices of tapMaskLoops) in a
@@ -389,23 +417,8 @@ paddedTapsLoader(const ConvProduct &c, const Tf32Tiling &t, BlockArgument arg,
               "    ca_taps[k] = make_int2(in ? (int)(" + *tap +
               ") : 0, in ? (int)(1u << (" + (bit.empty() ? "0" : bit) +
               ")) : 0);\n  }\n  __syncthreads();\n";
-  Tf32TileLoader loader;
-  loader.kMajor = false;
-  int ld = tf32TileStride(t, /*isA=*/true, /*kMajor=*/false);
-  std::string base = "in" + std::to_string(arg.getArgNumber());
-  loader.writeLoad = [=](StringRef tile, StringRef k0) {
-    std::string text = tf32ChunkLoop(t.bm * t.bk, threads);
-    text += llvm::formatv(
-        "          const int kk = e / {0};\n"
-        "          const int2 tap = ca_taps[(int)({1}) + kk];\n"
-        "          const bool full = (aTaps & (unsigned)tap.y) != 0u;\n"
-        "          ca_cp_async4({2} + kk * {3} + threadIdx.x % {0}, full ? "
-        "{4} + aRow + tap.x : {4}, full);\n"
-        "        }\n",
-        t.bm, k0, tile, ld, base);
-    return text;
-  };
-  return loader;
+  return tableCopyLoader(t, arg, "int2", "(aTaps & (unsigned)tap.y) != 0u",
+                         "tap.x");
 }
 
 } // namespace
@@ -448,23 +461,8 @@ FailureOr<Tf32TileLoader> cuda_agent::builtin::convTapsLoader(
                             kPad, threads);
   prologue += tapBody + "    ca_taps[k] = k < " + std::to_string(c.K) +
               " ? (int)(" + *tap + ") : -1;\n  }\n  __syncthreads();\n";
-  Tf32TileLoader loader;
-  loader.kMajor = false;
-  int ld = tf32TileStride(t, /*isA=*/true, /*kMajor=*/false);
-  std::string base = "in" + std::to_string(arg.getArgNumber());
-  loader.writeLoad = [=](StringRef tile, StringRef k0) {
-    std::string text = tf32ChunkLoop(t.bm * t.bk, threads);
-    text += llvm::formatv(
-        "          const int kk = e / {0};\n"
-        "          const int tap = ca_taps[(int)({1}) + kk];\n"
-        "          const bool full = tap >= 0{2};\n"
-        "          ca_cp_async4({3} + kk * {4} + threadIdx.x % {0}, full ? "
-        "{5} + aRow + tap : {5}, full);\n"
-        "        }\n",
-        t.bm, k0, rowsWhole ? "" : " && aRowIn", tile, ld, base);
-    return text;
-  };
-  return loader;
+  return tableCopyLoader(t, arg, "int",
+                         rowsWhole ? "tap >= 0" : "tap >= 0 && aRowIn", "tap");
 }
 
 FailureOr<Tf32TileLoader> cuda_agent::builtin::convTf32Loader(
