@@ -249,6 +249,77 @@ private:
   DenseMap<Operation *, unsigned> position;
 };
 
+/// The most output channels a convolution fuses a reduction over them at:
+/// the columns one tile of the builtin agent's convolution kernels holds, so
+/// that a block reduces whole rows of the product (an agent that cannot still
+/// has the region's default lowering).
+constexpr int64_t kMaxReducedChannels = 128;
+
+/// The op of `group` of class `cls` when it is the group's only root.
+linalg::LinalgOp onlyRoot(const Group &group, OpClass cls) {
+  if (group.rootClasses.size() != 1 || group.rootClasses.front() != cls)
+    return {};
+  for (Operation *op : group.ops)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      if (classify(linalgOp) == cls)
+        return linalgOp;
+  return {};
+}
+
+/// Whether `b` reduces the convolution of `a` over its output channels
+/// and nothing else reads `a` (conv, scale, then a min over the channels):
+/// `a` is the convolution and elementwise ops on its output that keep its
+/// indices, `b` one reduction of their result whose reduced loops are the
+/// output's channels (its dimensions indexed by the filter, not the input),
+/// at most kMaxReducedChannels of them.
+bool reducesChannels(const Group &a, const Group &b) {
+  linalg::LinalgOp conv = onlyRoot(a, OpClass::Convolution);
+  linalg::LinalgOp red = onlyRoot(b, OpClass::Reduction);
+  if (!conv || !red || conv.getNumDpsInputs() != 2 ||
+      conv->getNumResults() != 1 || red.getNumDpsInputs() != 1 ||
+      red->getNumResults() != 1)
+    return false;
+  Type convType = conv->getResult(0).getType();
+  OpOperand *read = red.getDpsInputOperand(0);
+  AffineMap readMap = red.getMatchingIndexingMap(read);
+  Operation *source = read->get().getDefiningOp();
+  if (read->get().getType() != convType || !readMap.isPermutation() ||
+      !llvm::is_contained(a.ops, source))
+    return false;
+  // Everything `a` computes that is used outside it is used by `b`, and
+  // the ops between keep the convolution's indices.
+  for (Operation *op : a.ops) {
+    for (Operation *user : op->getUsers())
+      if (!llvm::is_contained(a.ops, user) && !llvm::is_contained(b.ops, user))
+        return false;
+    if (op == conv.getOperation())
+      continue;
+    auto elementwise = cast<linalg::LinalgOp>(op);
+    for (OpOperand &operand : op->getOpOperands())
+      if (operand.get().getType() == convType &&
+          !elementwise.getMatchingIndexingMap(&operand).isIdentity())
+        return false;
+  }
+  // The output's channel positions against the reduction's reduced ones.
+  AffineMap outMap = conv.getMatchingIndexingMap(conv.getDpsInitOperand(0));
+  AffineMap inMap = conv.getMatchingIndexingMap(conv.getDpsInputOperand(0));
+  AffineMap filterMap = conv.getMatchingIndexingMap(conv.getDpsInputOperand(1));
+  ArrayRef<int64_t> shape = cast<ShapedType>(convType).getShape();
+  auto iterators = red.getIteratorTypesArray();
+  int64_t channels = 1;
+  for (unsigned p = 0; p < outMap.getNumResults(); ++p) {
+    unsigned d = outMap.getDimPosition(p);
+    bool channel = filterMap.isFunctionOfDim(d) && !inMap.isFunctionOfDim(d);
+    bool reduced = iterators[readMap.getDimPosition(p)] ==
+                   utils::IteratorType::reduction;
+    if (channel != reduced)
+      return false;
+    if (channel)
+      channels *= shape[p];
+  }
+  return channels <= kMaxReducedChannels;
+}
+
 bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
   if (options.fusion == FusionMode::None)
     return false;
@@ -256,6 +327,8 @@ bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
     return true;
   if (options.fusion != FusionMode::Rows)
     return false;
+  if (reducesChannels(a, b))
+    return true;
   // Row-wise chains: every root is a reduction over the same rows.
   auto allReductions = [](const Group &g) {
     return llvm::all_of(g.rootClasses,
@@ -579,6 +652,12 @@ int64_t countBytes(func::FuncOp func) {
 KernelKind kernelKind(const Group &group) {
   if (group.rootClasses.empty())
     return KernelKind::Elementwise;
+  // A convolution dominates the reduction over its channels that joined
+  // it (reducesChannels).
+  if (group.rootClasses.size() == 2 &&
+      group.rootClasses.front() == OpClass::Convolution &&
+      group.rootClasses.back() == OpClass::Reduction)
+    return KernelKind::Convolution;
   KernelKind kind = kindOf(group.rootClasses.front());
   for (OpClass cls : group.rootClasses)
     if (kindOf(cls) != kind)

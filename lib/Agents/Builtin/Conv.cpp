@@ -159,13 +159,17 @@ FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
   for (linalg::GenericOp g : region.generics) {
     if (!isReduction(g))
       continue;
-    if (c.op || !linalg::isaConvolutionOpInterface(g)) {
-      why = c.op ? "a reduction after the convolution in the same region (a "
-                   "min or sum over its channels) is not written yet"
-                 : "a reduction before the convolution in the same region";
+    if (c.channelReduction) {
+      why = "two reductions after the convolution in the same region";
       return failure();
     }
-    c.op = g;
+    if (c.op)
+      c.channelReduction = g;
+    else if (!linalg::isaConvolutionOpInterface(g)) {
+      why = "a reduction before the convolution in the same region";
+      return failure();
+    } else
+      c.op = g;
   }
   linalg::GenericOp g = c.op;
   if (g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1) {
@@ -283,6 +287,31 @@ FailureOr<std::string> writeConvEpilogue(const LinalgRegion &region,
   return text + *body;
 }
 
+/// The last lines of a tensor-core kernel of the fragment layout `t`: the
+/// store loop with the epilogue at each accumulator, or the reduction over
+/// the output channels.
+FailureOr<std::string> writeConvStores(const LinalgRegion &region,
+                                       const ConvProduct &c, const MmaTiling &t,
+                                       unsigned &counter, std::string &why) {
+  if (c.channelReduction)
+    return writeChannelReduction(region, c, t, counter, why);
+  FailureOr<std::string> epilogue =
+      writeConvEpilogue(region, c, "acc[i][j][q]", counter, why);
+  if (failed(epilogue))
+    return failure();
+  return fragmentStores(t, c.M, c.N, *epilogue);
+}
+
+/// Fails with the reason where only the tensor-core kernels can write the
+/// region (a reduction over the output channels).
+LogicalResult needsNoTail(const ConvProduct &c, std::string &why) {
+  if (!c.channelReduction)
+    return success();
+  why = "a reduction over the convolution's output channels is written by "
+        "the tensor-core kernels only";
+  return failure();
+}
+
 std::string accumulatorInit(const LinalgRegion &region, const ConvProduct &c) {
   auto it = region.splats.find(c.init);
   return it == region.splats.end() ? "0.0f" : it->second;
@@ -295,6 +324,8 @@ std::string accumulatorInit(const LinalgRegion &region, const ConvProduct &c) {
 FailureOr<Variant> writeConvDirect(const LinalgRegion &region,
                                    const ConvProduct &c, int threads,
                                    std::string &why) {
+  if (failed(needsNoTail(c, why)))
+    return failure();
   unsigned counter = 0;
   ArrayRef<int64_t> shape = shapeOf(c.result);
   int64_t total = product(shape);
@@ -357,6 +388,8 @@ FailureOr<Variant> writeConvDirect(const LinalgRegion &region,
 FailureOr<Variant> writeConvSimt(const LinalgRegion &region,
                                  const ConvProduct &c, const Tiling &t,
                                  std::string &why) {
+  if (failed(needsNoTail(c, why)))
+    return failure();
   unsigned counter = 0;
   std::string src = getPrelude().str() + "\n" +
                     kernelSignature(region, "conv", t.threads()) + " {\n";
@@ -426,9 +459,9 @@ FailureOr<Variant> writeConvMma(const LinalgRegion &region,
     src += *load;
   }
   src += tiles::mmaProducts(t, type.isBF16() ? "bf16" : "f16");
-  return closeProduct(
-      {"conv", c.M, c.N}, t, std::move(src),
-      writeConvEpilogue(region, c, "acc[i][j][q]", counter, why), why);
+  return closeFragmentProduct({"conv", c.M, c.N}, t, t.threads(), 0,
+                              mmaVariantName(t), std::move(src),
+                              writeConvStores(region, c, t, counter, why), why);
 }
 
 /// The implicit GEMM on tensor cores for f32 operands (MatmulTf32.h's
@@ -463,11 +496,11 @@ FailureOr<Variant> writeConvTf32(const LinalgRegion &region,
              .str();
   src += prologue;
   src += writeTf32Mainloop(t, *a, *b, c.K, accumulatorInit(region, c), split);
-  FailureOr<Variant> variant = closeProduct(
-      {"conv", c.M, c.N}, t, split,
+  FailureOr<Variant> variant = closeFragmentProduct(
+      {"conv", c.M, c.N}, t.mmaTiling(), t.threads(),
       taps ? sharedBytes : tf32SharedBytes(t, a->kMajor, b->kMajor),
-      std::move(src),
-      writeConvEpilogue(region, c, "acc[i][j][q]", counter, why), why);
+      tf32VariantName(t, split), std::move(src),
+      writeConvStores(region, c, t.mmaTiling(), counter, why), why);
   if (succeeded(variant) && taps)
     variant->name = "taps-" + variant->name;
   return variant;
@@ -544,11 +577,11 @@ FailureOr<Variant> writeConvPacked(const LinalgRegion &region,
                                     "(m0 - " + std::to_string(first) + "LL)");
     src += writeTf32Mainloop(t, a, b, kp, accumulatorInit(region, c),
                              Tf32Split::Three);
-    FailureOr<std::string> epilogue =
-        writeConvEpilogue(region, c, "acc[i][j][q]", counter, why);
-    if (failed(epilogue))
+    FailureOr<std::string> stores =
+        writeConvStores(region, c, t.mmaTiling(), counter, why);
+    if (failed(stores))
       return failure();
-    src += fragmentStores(t.mmaTiling(), c.M, c.N, *epilogue) + "\n";
+    src += *stores + "\n";
     FailureOr<Launch> launch =
         productLaunch({name, rows, c.N}, t.bm, t.bn, t.threads(),
                       tf32SharedBytes(t, true, true), why);

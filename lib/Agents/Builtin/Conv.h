@@ -32,6 +32,9 @@ struct ConvProduct {
   /// The extent of the channels in the input, the filter and the output
   /// (depthwise and grouped convolutions): 1 for an implicit GEMM.
   int64_t depth = 1;
+  /// A reduction after the convolution in the same region (over its output
+  /// channels, the product's columns: writeChannelReduction), or null.
+  linalg::GenericOp channelReduction;
 };
 
 //===----------------------------------------------------------------------===//
@@ -55,6 +58,26 @@ std::string splitLoops(const ConvProduct &c, StringRef m, StringRef n,
 /// The operand's indices of `map` at the loop indices `loop`.
 FailureOr<SmallVector<std::string>>
 renderMap(AffineMap map, ArrayRef<std::string> loop, std::string &why);
+
+//===----------------------------------------------------------------------===//
+// A reduction over the output channels (ConvReduction.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The last lines of a tensor-core kernel (the fragment layout of `t`)
+/// whose region reduces the product over its columns (the convolution's
+/// output channels, `c.channelReduction`) after the epilogue: each thread
+/// combines the reduction's terms at its accumulators row by row, a quad's
+/// lanes by shuffles, the warps along the columns through shared memory,
+/// and one thread per row stores the combination with the reduction's
+/// init, then the region's outputs computed from it. The product is never
+/// stored. Fails (with `why`) where a tile holds fewer columns than the
+/// product, the reduction reads the product elsewhere than at the element
+/// (a transpose between) or reduces other loops too.
+FailureOr<std::string> writeChannelReduction(const LinalgRegion &region,
+                                             const ConvProduct &c,
+                                             const MmaTiling &t,
+                                             unsigned &counter,
+                                             std::string &why);
 
 //===----------------------------------------------------------------------===//
 // Operand tiles (ConvOperands.cpp)

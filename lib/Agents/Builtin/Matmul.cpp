@@ -217,13 +217,13 @@ cuda_agent::builtin::writeEpilogue(const LinalgRegion &region,
   return writeEpilogueAt(region, c.init, c.result, *idxC, acc, counter, why);
 }
 
-FailureOr<std::string> cuda_agent::builtin::writeEpilogueAt(
-    const LinalgRegion &region, Value init, Value result,
-    ArrayRef<std::string> idxC, StringRef acc, unsigned &counter,
-    std::string &why) {
-  std::string body;
-  StatementWriter writer(body, counter);
-  ElementEvaluator eval(region, writer);
+LogicalResult cuda_agent::builtin::bindProductAt(ElementEvaluator &eval,
+                                                const LinalgRegion &region,
+                                                Value init, Value result,
+                                                ArrayRef<std::string> idxC,
+                                                StringRef acc,
+                                                std::string &why) {
+  StatementWriter &writer = eval.getWriter();
   std::string product = acc.str();
   if (!region.splats.count(init)) {
     FailureOr<std::string> initValue = eval.valueAt(init, idxC, why);
@@ -236,6 +236,18 @@ FailureOr<std::string> cuda_agent::builtin::writeEpilogueAt(
     product = writer.bind("float",
                           loadAs(resultType, storeAs(resultType, product)));
   eval.knownAt[result] = {SmallVector<std::string>(idxC), product};
+  return success();
+}
+
+FailureOr<std::string> cuda_agent::builtin::writeEpilogueAt(
+    const LinalgRegion &region, Value init, Value result,
+    ArrayRef<std::string> idxC, StringRef acc, unsigned &counter,
+    std::string &why) {
+  std::string body;
+  StatementWriter writer(body, counter);
+  ElementEvaluator eval(region, writer);
+  if (failed(bindProductAt(eval, region, init, result, idxC, acc, why)))
+    return failure();
   for (auto [o, out] : llvm::enumerate(region.outputs)) {
     if (shapeOf(out) != shapeOf(result)) {
       why = "a region output of another shape than the product";

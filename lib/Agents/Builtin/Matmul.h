@@ -70,6 +70,17 @@ FailureOr<std::string> writeEpilogue(const LinalgRegion &region,
                                      const Contraction &c, StringRef acc,
                                      unsigned &counter, std::string &why);
 
+class ElementEvaluator;
+
+/// Makes the product's value at its element `idxC` (C expressions) known to
+/// `eval` as the value of its result `result` there: the sum `acc` (f32)
+/// plus the accumulator's `init` where that is not a splat the kernel
+/// started from, rounded to the result's type.
+LogicalResult bindProductAt(ElementEvaluator &eval, const LinalgRegion &region,
+                            Value init, Value result,
+                            ArrayRef<std::string> idxC, StringRef acc,
+                            std::string &why);
+
 /// The statements storing every region output at one element of a product
 /// whose result `result` has the indices `idxC` (C expressions), the sum
 /// being `acc` (f32) before the accumulator's `init` is added (nothing

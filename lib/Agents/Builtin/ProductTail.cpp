@@ -55,7 +55,7 @@ FailureOr<Variant> close(const ProductShape &p, std::string src,
   return Variant{std::move(name), std::move(src), {*launch}};
 }
 
-/// close() for the tilings that end in the mma.sync store loop.
+/// closeFragmentProduct() around the store loop with `epilogue` in it.
 FailureOr<Variant> closeFragments(const ProductShape &p, const MmaTiling &t,
                                   std::string src,
                                   FailureOr<std::string> epilogue,
@@ -63,10 +63,26 @@ FailureOr<Variant> closeFragments(const ProductShape &p, const MmaTiling &t,
                                   std::string name, std::string &why) {
   if (failed(epilogue))
     return failure();
-  return close(p, std::move(src), fragmentStores(t, p.M, p.N, *epilogue), "",
-               "", t.bm, t.bn, threads, sharedBytes, std::move(name), why);
+  return closeFragmentProduct(p, t, threads, sharedBytes, std::move(name),
+                              std::move(src),
+                              fragmentStores(t, p.M, p.N, *epilogue), why);
 }
 } // namespace
+
+FailureOr<Variant> cuda_agent::builtin::closeFragmentProduct(
+    const ProductShape &p, const MmaTiling &t, int threads,
+    int64_t sharedBytes, std::string name, std::string src,
+    FailureOr<std::string> stores, std::string &why) {
+  if (failed(stores))
+    return failure();
+  return close(p, std::move(src), std::move(*stores), "", "", t.bm, t.bn,
+               threads, sharedBytes, std::move(name), why);
+}
+
+std::string cuda_agent::builtin::mmaVariantName(const MmaTiling &t) {
+  return llvm::formatv("mma-{0}x{1}x{2}-w{3}x{4}", t.bm, t.bn, t.bk, t.warpsM,
+                       t.warpsN);
+}
 
 FailureOr<Variant> cuda_agent::builtin::closeProduct(
     const ProductShape &p, const Tiling &t, std::string src,
@@ -95,10 +111,7 @@ FailureOr<Variant> cuda_agent::builtin::closeProduct(
     const ProductShape &p, const MmaTiling &t, std::string src,
     FailureOr<std::string> epilogue, std::string &why) {
   return closeFragments(p, t, std::move(src), std::move(epilogue),
-                        t.threads(), 0,
-                        llvm::formatv("mma-{0}x{1}x{2}-w{3}x{4}", t.bm, t.bn,
-                                      t.bk, t.warpsM, t.warpsN),
-                        why);
+                        t.threads(), 0, mmaVariantName(t), why);
 }
 
 std::string cuda_agent::builtin::tf32VariantName(const Tf32Tiling &t,

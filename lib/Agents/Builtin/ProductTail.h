@@ -59,6 +59,22 @@ FailureOr<Variant> closeProduct(const ProductShape &p, const Tf32Tiling &t,
                                 FailureOr<std::string> epilogue,
                                 std::string &why);
 
+/// Closes the source `src` of a product kernel of the fragment layout of
+/// `t` whose `stores` (its last lines, or the failure to write them) are
+/// written whole: a reduction over the product's columns in the kernel's
+/// tail, where fragmentStores would store each element. `threads`-thread
+/// blocks with `sharedBytes` of dynamic shared memory launch it as the
+/// variant `name`.
+FailureOr<Variant> closeFragmentProduct(const ProductShape &p,
+                                        const MmaTiling &t, int threads,
+                                        int64_t sharedBytes, std::string name,
+                                        std::string src,
+                                        FailureOr<std::string> stores,
+                                        std::string &why);
+
+/// The name of an mma.sync tiling's variant ("mma-128x128x32-w2x4").
+std::string mmaVariantName(const MmaTiling &t);
+
 /// The name of a TF32 tiling's variant ("3xtf32-128x128x16-s3-w2x4").
 std::string tf32VariantName(const Tf32Tiling &t, Tf32Split split);
 

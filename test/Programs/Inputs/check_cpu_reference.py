@@ -37,6 +37,12 @@ def conv_nhwc_pad1(x, w):
     return out
 
 
+def conv_nchw_pad1(x, w):
+    """conv2d(x, w, padding=1) of an NCHW x and an FCHW w, via NHWC."""
+    out = conv_nhwc_pad1(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0))
+    return out.transpose(0, 3, 1, 2)
+
+
 # file -> (function, input shapes, NumPy reference returning the outputs)
 PROGRAMS = {
     "sum-keepdim": ("sum_keepdim", [(16, 64)], lambda x: [x.sum(axis=1, keepdims=True)]),
@@ -50,6 +56,9 @@ PROGRAMS = {
                    lambda x: [np.maximum(x.reshape(6, 4), 0).reshape(4, 6)]),
     "padded-conv-relu": ("padded_conv_relu", [(1, 8, 8, 4), (3, 3, 4, 8)],
                          lambda x, w: [np.maximum(conv_nhwc_pad1(x, w), 0)]),
+    "conv-scale-min": ("conv_scale_min", [(1, 4, 8, 8), (8, 4, 3, 3), (8,)],
+                       lambda x, w, b: [((conv_nchw_pad1(x, w) + b[:, None, None]) * 2)
+                                        .min(axis=1, keepdims=True)]),
     "softmax": ("softmax", [(16, 100)], lambda x: [softmax(x, 1)]),
     "log-softmax": ("log_softmax", [(16, 100)], lambda x: [np.log(softmax(x, 1))]),
     "layer-norm": ("layer_norm", [(32, 64), (64,), (64,)], lambda x, g, b: [layer_norm(x, g, b)]),

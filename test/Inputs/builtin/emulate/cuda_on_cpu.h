@@ -83,6 +83,19 @@ template <class T> void mma_m16n8k16(float *c, const unsigned *a, const unsigned
   __syncthreads();
 }
 
+/// __shfl_xor_sync(mask, v, lane) for kernels whose threads all shuffle
+/// together (a reduction's tail, outside divergent code): through an
+/// exchange slot per thread between two barriers.
+static float shuffleSlots[1024];
+inline float __shfl_xor_sync(unsigned, float v, int laneMask) {
+  int t = threadIdx.x;
+  shuffleSlots[t] = v;
+  __syncthreads();
+  float other = shuffleSlots[(t & ~31) | ((t % 32) ^ laneMask)];
+  __syncthreads();
+  return other;
+}
+
 /// A copy the device would refuse (a source or destination not aligned to
 /// the copy, a size past it): the harness reports the run as wrong.
 inline bool badCopy = false;

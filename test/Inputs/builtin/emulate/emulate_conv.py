@@ -6,12 +6,14 @@ them with a double-precision reference.
 
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
 convolutions of Inputs/builtin/conv_shapes.mlir, conv_padded.mlir,
-conv_nchw_rows.mlir, conv_im2col.mlir and conv_taps_padded.mlir), each candidate's
+conv_nchw_rows.mlir, conv_im2col.mlir, conv_taps_padded.mlir and
+conv_channel_reduction.mlir), each candidate's
 kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h (as in
 emulate_matmul.py: the TF32 kernels' cp.async, cvt.rna.tf32 and mma.sync
 m16n8k8 helpers replaced by its emulation) and harness_conv.cpp, whose reference sums the product
 of input (the pad value outside a padded input) and filter over channels
-and taps at every output element. Prints
+and taps at every output element (and reduces each row's over the output
+channels where the case says so). Prints
 one line per candidate; exits 1 when one is off by more than the case's
 tolerance or when no candidate was run. A plan with a workspace (a packed
 im2col matrix) runs its launches in order over it, poisoned with NaNs
@@ -65,6 +67,13 @@ def conv(layout, batch, h, w, c, f, kh, kw, stride=1, dilation=1, pad=(0, 0, 0, 
                                 f"0 <= {ch} && {ch} < {c})")
         macros["PAD_VALUE"] = value
     return macros
+
+
+def over_channels(macros, reduce):
+    """The case macros of the convolution of `macros` reduced over its output
+    channels by ROW_REDUCE(a, b) `reduce`: one output per row, at the row."""
+    return dict(macros, **{"OUT_AT(m, n)": "(m)", "OUT_SIZE": macros["CASE_M"],
+                           "ROW_REDUCE(a, b)": reduce})
 
 
 def depthwise(layout, batch, h, w, c, kh, kw, stride=1, pad=(0, 0, 0, 0)):
@@ -156,6 +165,15 @@ CASES = {
                                  "float", 1, "s", "A.data(), B.data(), out.data()", 1e-4),
     "taps_pad3_7x7": (conv("nchw", 1, 12, 12, 3, 4, 7, 7, pad=(3, 3, 3, 3)), "float", 1, "s",
                       "A.data(), B.data(), out.data()", 1e-4),
+    # Inputs/builtin/conv_channel_reduction.mlir: a reduction over the output channels.
+    "reduce_min_scale": (over_channels(conv("nchw", 2, 6, 18, 4, 8, 3, 3, pad=(1, 1, 1, 1)),
+                                       "std::min<double>(a, b)"),
+                         "float", 8, "(s + E[n]) * 2.0",
+                         "A.data(), B.data(), E.data(), out.data()", 1e-4),
+    "reduce_sum_nhwc": (over_channels(conv("nhwc", 2, 10, 10, 8, 12, 3, 3), "(a) + (b)"),
+                        "float", 1, "std::max(0.0, s)", "A.data(), B.data(), out.data()", 1e-4),
+    "reduce_max_f16": (over_channels(conv("nhwc", 2, 8, 8, 16, 40, 3, 3), "std::max<double>(a, b)"),
+                       "__half", 1, "s", "A.data(), B.data(), out.data()", 1e-3),
 }
 
 
