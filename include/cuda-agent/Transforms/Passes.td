@@ -302,7 +302,9 @@ def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
     and elementwise producers and consumers that fuse into it. With
     `fusion=rows` (the default), reductions over the same rows and the
     elementwise ops that consume them form one region, as in softmax and
-    layernorm. Aggregated ops such as `linalg.softmax` are decomposed first.
+    layernorm, and a reduction over a convolution's output channels (at
+    most 128 of them) joins the convolution's region when nothing else
+    reads the convolution, as in "conv, scale, min over channels". Aggregated ops such as `linalg.softmax` are decomposed first.
 
     Every outlined function carries
     `cuda_agent.region = {hash = "<sha256>", kind = "...", flops = N, bytes = N}`.

@@ -654,6 +654,10 @@ public:
       // a 96-column tile too where the output channels are a multiple of
       // 96 and not of 128 (AlexNet's first layer: 128-column tiles would
       // compute a quarter of zeros).
+      // A reduction over the channels needs them in one tile: 64 x 128
+      // tiles too, twice the blocks of 128 x 128.
+      if (c->channelReduction)
+        tilings.push_back({64, 128, 16, 4, 2, 4});
       SmallVector<Tf32Tiling> tapTilings;
       if (c->N % 96 == 0 && c->N % 128 != 0)
         tapTilings.push_back({128, 96, 16, 3, 4, 2});
