@@ -150,6 +150,14 @@ def body_matmul(op, t):
   return %r : {t.out0}""", ""
 
 
+def body_batch_matmul(op, t):
+    return f"""  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : {t.out0}
+  %acc = linalg.fill ins(%zero : f32) outs(%e : {t.out0}) -> {t.out0}
+  %r = linalg.batch_matmul ins(%in0, %in1 : {t.in0}, {t.in1}) outs(%acc : {t.out0}) -> {t.out0}
+  return %r : {t.out0}""", ""
+
+
 def body_conv2d(op, t):
     return f"""  %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : {t.out0}
@@ -169,6 +177,8 @@ BODIES = {
     "transpose": body_transpose,
     "matmul_f32": body_matmul,
     "matmul_f16_f32acc": body_matmul,
+    "matmul_f32_odd": body_matmul,
+    "bmm_f32": body_batch_matmul,
     "conv2d_nhwc_3x3": body_conv2d,
 }
 

@@ -272,11 +272,14 @@ def torch_conv2d(x, w):
 # The table.
 # ---------------------------------------------------------------------------
 
-#: Problem dimensions per size. Elementwise/row ops use [M, N]; matmuls M x K @ K x N;
+#: Problem dimensions per size. Elementwise/row ops use [M, N]; square matmuls M x K @ K x N
+#: with M = N = K = MM; odd = (M, N, K) not tile multiples; bmm = (batch, M, N, K);
 #: conv: batch, output height/width, in/out channels, 3x3 filter (input pre-padded by 1).
 DIMS = {
-    "small": dict(M=256, N=1024, MM=256, conv=dict(N=2, H=16, W=16, C=16, F=32, K=3)),
-    "large": dict(M=8192, N=8192, MM=4096, conv=dict(N=32, H=112, W=112, C=64, F=64, K=3)),
+    "small": dict(M=256, N=1024, MM=256, odd=(131, 45, 67), bmm=(4, 32, 48, 64),
+                  conv=dict(N=2, H=16, W=16, C=16, F=32, K=3)),
+    "large": dict(M=8192, N=8192, MM=4096, odd=(8205, 2949, 5921), bmm=(128, 512, 1024, 2048),
+                  conv=dict(N=32, H=112, W=112, C=64, F=64, K=3)),
 }
 
 
@@ -286,6 +289,8 @@ def ops(size: str) -> list[Op]:
         raise ValueError(f"unknown size {size!r}; expected one of {SIZES}")
     d = DIMS[size]
     m, n, k = d["M"], d["N"], d["MM"]
+    om, on, ok = d["odd"]
+    bb, bm, bn, bk = d["bmm"]
     mat = Buffer((m, n))
     vec_n = Buffer((n,))
     f32 = DTYPE_TOL["f32"]
@@ -319,6 +324,12 @@ def ops(size: str) -> list[Op]:
         op("matmul_f16_f32acc", [Buffer((k, k), "f16"), Buffer((k, k), "f16")], [Buffer((k, k))],
            np_matmul, torch_matmul_f32_out, 2 * k**3, reduction_tol("f32", k),
            "C(f32) = A(f16) @ B(f16), f32 accumulation", torch_prep=torch_matmul_prep),
+        op("matmul_f32_odd", [Buffer((om, ok)), Buffer((ok, on))], [Buffer((om, on))], np_matmul,
+           torch_matmul, 2 * om * on * ok, reduction_tol("f32", ok),
+           "C = A @ B, f32, M x N x K not tile multiples"),
+        op("bmm_f32", [Buffer((bb, bm, bk)), Buffer((bb, bk, bn))], [Buffer((bb, bm, bn))],
+           np_matmul, torch_matmul, 2 * bb * bm * bn * bk, reduction_tol("f32", bk),
+           "C[b] = A[b] @ B[b], f32, linalg.batch_matmul"),
         op("conv2d_nhwc_3x3", [conv_in, conv_w], [conv_out], np_conv2d_nhwc_hwcf, torch_conv2d,
            2 * conv_out.numel * conv_len, reduction_tol("f32", conv_len),
            "linalg.conv_2d_nhwc_hwcf, stride 1, input pre-padded", torch_prep=torch_conv_prep),

@@ -66,6 +66,8 @@ SPOT = {
     "transpose": lambda ins, i: ins[0][i[1], i[0]],
     "matmul_f32": lambda ins, i: math.fsum(ins[0][i[0], :] * ins[1][:, i[1]]),
     "matmul_f16_f32acc": lambda ins, i: math.fsum(ins[0][i[0], :] * ins[1][:, i[1]]),
+    "matmul_f32_odd": lambda ins, i: math.fsum(ins[0][i[0], :] * ins[1][:, i[1]]),
+    "bmm_f32": lambda ins, i: math.fsum(ins[0][i[0], i[1], :] * ins[1][i[0], :, i[2]]),
     "conv2d_nhwc_3x3": lambda ins, i: _conv(*ins, i),
 }
 

@@ -18,6 +18,10 @@ FLUSH_BYTES = 256 << 20
 class TorchBench:
     def __init__(self, torch):
         self.torch = torch
+        # f32 products and convolutions at f32, as the kernels they are compared with
+        # verify: cuDNN's convolutions default to TF32 (10-bit mantissas) otherwise.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
         self.device = torch.device("cuda")
         self.flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device=self.device)
 
