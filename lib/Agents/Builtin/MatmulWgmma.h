@@ -4,8 +4,8 @@
 // MatmulWgmma.cpp), whose consumer warpgroups wait for each stage of shared
 // memory, issue its wgmmas and release it, written around the producer
 // warpgroup its caller gives (SpecializedProducer): cp.async copies of two
-// region inputs (MatmulWgmma.cpp) or one thread's bulk copies of operands
-// packed into the workspace (MatmulWgmmaPacked.cpp).
+// region inputs (MatmulWgmmaProducer.cpp) or one thread's bulk copies of
+// operands packed into the workspace (MatmulWgmmaPacked.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,11 @@ namespace mlir::cuda_agent::builtin {
 
 /// Bytes of one 64-element (128-byte) row of a 16-bit operand's tile.
 inline constexpr int kRowBytes = 128;
+/// The k depth of one pipeline step of 16-bit operands: one 128-byte
+/// swizzle row.
+inline constexpr int kStepK = 64;
+/// Bytes of a 64 x 64 MN-major atom column (64 k rows of 64 elements).
+inline constexpr int kMnAtomBytes = kStepK * kRowBytes;
 
 /// The element type the tensor cores read: f16 or bf16 (a wgmma is 16
 /// deep) or TF32 (8 deep, both operands k-major). A pipeline step is one
@@ -32,6 +37,22 @@ struct WgmmaElement {
   int instrK() const { return 32 / bytes; }
   bool isTf32() const { return bytes == 4; }
 };
+
+/// The 16-bit element of `c`'s operands (both f16 or both bf16).
+WgmmaElement halfElement(const Contraction &c);
+
+/// How one operand's tile is laid out in shared memory and filled.
+struct OperandLayout {
+  bool isA;
+  /// k contiguous in shared memory (imm-trans 0), else rows (A) or columns
+  /// (B) contiguous, MN-major (imm-trans 1).
+  bool kMajor;
+  /// Filled by cp.async straight from a region input.
+  bool async;
+};
+
+/// Reads how operand A (`isA`) or B sits in memory.
+OperandLayout layoutOf(const Contraction &c, bool isA);
 
 /// A warp-specialized tile: one producer warpgroup filling the stages,
 /// `consumers` warpgroups of 64 x BN issuing the wgmmas, one block an SM;
@@ -113,6 +134,13 @@ FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
                                     const WgmmaElement &element,
                                     const SpecializedProducer &producer,
                                     StringRef label, std::string &why);
+
+/// The warp-specialized kernel on two region inputs copied as they are
+/// by a cp.async producer warpgroup (MatmulWgmmaProducer.cpp).
+FailureOr<Variant> writeRegionSpecialized(const LinalgRegion &region,
+                                          const Contraction &c,
+                                          const SpecializedTiling &t,
+                                          std::string &why);
 
 /// The warp-specialized kernel on operands packed into the workspace
 /// first (OperandPack.h): A's slices as `partsA`, B's as `partsB`, read by
