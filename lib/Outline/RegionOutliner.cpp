@@ -17,6 +17,7 @@
 #include "cuda-agent/Outline/RegionOutliner.h"
 #include "cuda-agent/Outline/UnitDims.h"
 #include "cuda-agent/Outline/UnusedResults.h"
+#include "cuda-agent/Outline/BooleanTensors.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionHash.h"
 
@@ -816,6 +817,7 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     if (failed(decomposeAggregatedOps(func)))
       return failure();
     eraseUnusedLinalgResults(func);
+    fuseBooleanTensors(func);
     if (failed(dropUnitDims(func)))
       return func->emitError("dropping the unit dimensions of its linalg "
                              "ops failed");

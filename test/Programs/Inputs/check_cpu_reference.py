@@ -37,6 +37,13 @@ def conv_nhwc_pad1(x, w):
     return out
 
 
+def logsumexp_rows(x):
+    """torch.logsumexp(x, dim=1, keepdim=True): the max shifted out, 0 where it is infinite."""
+    m = x.max(axis=1, keepdims=True)
+    m = np.where(np.isinf(m), 0.0, m)
+    return np.log(np.exp(x - m).sum(axis=1, keepdims=True)) + m
+
+
 def conv_nchw_pad1(x, w):
     """conv2d(x, w, padding=1) of an NCHW x and an FCHW w, via NHWC."""
     out = conv_nhwc_pad1(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0))
@@ -60,6 +67,7 @@ PROGRAMS = {
                        lambda x, w, b: [((conv_nchw_pad1(x, w) + b[:, None, None]) * 2)
                                         .min(axis=1, keepdims=True)]),
     "softmax": ("softmax", [(16, 100)], lambda x: [softmax(x, 1)]),
+    "logsumexp": ("logsumexp", [(16, 100)], lambda x: [logsumexp_rows(x)]),
     "log-softmax": ("log_softmax", [(16, 100)], lambda x: [np.log(softmax(x, 1))]),
     "layer-norm": ("layer_norm", [(32, 64), (64,), (64,)], lambda x, g, b: [layer_norm(x, g, b)]),
     "rms-norm": ("rms_norm", [(4, 8, 64), (64,)],
