@@ -18,6 +18,7 @@
 #include "cuda-agent/Outline/UnitDims.h"
 #include "cuda-agent/Outline/UnusedResults.h"
 #include "cuda-agent/Outline/BooleanTensors.h"
+#include "cuda-agent/Outline/SplatOperands.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionHash.h"
 
@@ -818,6 +819,7 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
       return failure();
     eraseUnusedLinalgResults(func);
     fuseBooleanTensors(func);
+    foldSplatOperands(func);
     if (failed(dropUnitDims(func)))
       return func->emitError("dropping the unit dimensions of its linalg "
                              "ops failed");
