@@ -12,8 +12,7 @@
 // is a buffer of role "constant" whose bytes (the weight as the device holds
 // it, row-major little-endian; a splat repeated) are a data file beside
 // plan.json, uploaded by the runner; no copy step and no host data. Outlined
-// first, the constants are arguments of the region call and the same
-// buffers. Lowered to LLVM, each is uploaded once per call (mgpuMemcpy from
+// first, the weight is an argument of the region call and the same buffer. Lowered to LLVM, each is uploaded once per call (mgpuMemcpy from
 // the host global into its device buffer) before the first kernel.
 
 #bias = affine_map<(d0, d1) -> (d1)>
@@ -71,10 +70,12 @@ func.func @linear(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
 // WEIGHT-NEXT: 5 6 7 8
 // WEIGHT-NEXT: 9 10 11 12
 
+// Outlined, the splat bias is folded into the body of the generic that
+// broadcasts it (agent-outline-splat-operands.mlir): only the weight is a
+// constant buffer.
 // OUTLINED: "name": "const0",
 // OUTLINED-NEXT: "role": "constant",
-// OUTLINED: "name": "const1",
-// OUTLINED-NEXT: "role": "constant",
+// OUTLINED-NOT: "name": "const1",
 // OUTLINED: "launches": [
 // OUTLINED-NOT: "copy"
 // OUTLINED: "version": 1

@@ -304,7 +304,10 @@ def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
     elementwise ops that consume them form one region, as in softmax and
     layernorm, and a reduction over a convolution's output channels (at
     most 128 of them) joins the convolution's region when nothing else
-    reads the convolution, as in "conv, scale, min over channels". Aggregated ops such as `linalg.softmax` are decomposed first.
+    reads the convolution, as in "conv, scale, min over channels".
+    Before grouping, generics that compute i1 masks are fused into the
+    generics that read them, and splat tensor constants a generic reads are
+    folded into its body, so that neither crosses a region boundary. Aggregated ops such as `linalg.softmax` are decomposed first.
 
     Every outlined function carries
     `cuda_agent.region = {hash = "<sha256>", kind = "...", flops = N, bytes = N}`.
