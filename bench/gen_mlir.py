@@ -180,6 +180,7 @@ BODIES = {
     "matmul_f32_odd": body_matmul,
     "bmm_f32": body_batch_matmul,
     "conv2d_nhwc_3x3": body_conv2d,
+    "conv2d_nhwc_3x3_f16": body_conv2d,
 }
 
 

@@ -333,6 +333,13 @@ def ops(size: str) -> list[Op]:
         op("conv2d_nhwc_3x3", [conv_in, conv_w], [conv_out], np_conv2d_nhwc_hwcf, torch_conv2d,
            2 * conv_out.numel * conv_len, reduction_tol("f32", conv_len),
            "linalg.conv_2d_nhwc_hwcf, stride 1, input pre-padded", torch_prep=torch_conv_prep),
+        # f16 products are exact in f32: the error is the f32 accumulation's. Torch's conv
+        # writes f16 (cuDNN sums in f32), half the bytes of our f32 result.
+        op("conv2d_nhwc_3x3_f16", [Buffer(conv_in.shape, "f16"), Buffer(conv_w.shape, "f16")],
+           [conv_out], np_conv2d_nhwc_hwcf, torch_conv2d, 2 * conv_out.numel * conv_len,
+           reduction_tol("f32", conv_len),
+           "linalg.conv_2d_nhwc_hwcf, f16 in, f32 out and accumulation, stride 1, input "
+           "pre-padded", torch_prep=torch_conv_prep),
     ]
 
 

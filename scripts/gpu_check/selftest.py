@@ -69,6 +69,7 @@ SPOT = {
     "matmul_f32_odd": lambda ins, i: math.fsum(ins[0][i[0], :] * ins[1][:, i[1]]),
     "bmm_f32": lambda ins, i: math.fsum(ins[0][i[0], i[1], :] * ins[1][i[0], :, i[2]]),
     "conv2d_nhwc_3x3": lambda ins, i: _conv(*ins, i),
+    "conv2d_nhwc_3x3_f16": lambda ins, i: _conv(*ins, i),
 }
 
 

@@ -40,14 +40,17 @@
 // the region is read with bounds, as the tile edges are: the source at
 // out * stride + tap * dilation - low in each padded dimension, the pad
 // value outside (ElementEvaluator); the 3xTF32 loader copies a zero pad's
-// source by cp.async, zero-filling what lies outside it. Reductions after
-// the convolution (a min over channels) are not written yet: those regions
-// get no candidate and the reason.
+// source by cp.async, zero-filling what lies outside it. A reduction after
+// the convolution over its output channels (a min over channels) is
+// computed from the tensor-core kernels' accumulators (ConvReduction.cpp).
+// On sm_90, f16/bf16 NHWC convolutions whose channels come in whole
+// 64-element steps run first on the matmul's warp-specialized wgmma kernel,
+// its producer copying the im2col rows (ConvWgmma.cpp).
 //
 // This file is the strategy: it matches the region, assembles the kernels
 // and chooses the variants; the loaders that fill the operands' tiles are
 // in ConvOperands.cpp, the pack kernel of the packed im2col matrix in
-// ConvPack.cpp (Conv.h).
+// ConvPack.cpp, the wgmma producer in ConvWgmma.cpp (Conv.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -315,6 +318,25 @@ LogicalResult needsNoTail(const ConvProduct &c, std::string &why) {
 std::string accumulatorInit(const LinalgRegion &region, const ConvProduct &c) {
   auto it = region.splats.find(c.init);
   return it == region.splats.end() ? "0.0f" : it->second;
+}
+
+/// The convolution as the warp-specialized wgmma kernel's product: no
+/// batch (the images are rows), the accumulators from the init's splat, the
+/// stores the conv epilogue's.
+SpecializedProduct specializedConv(const LinalgRegion &region,
+                                   const ConvProduct &c) {
+  SpecializedProduct product{
+      {"conv", c.M, c.N}, "", accumulatorInit(region, c), nullptr, nullptr};
+  product.elementStores = [&region, c](std::string &why) {
+    unsigned counter = 0;
+    return writeConvEpilogue(region, c, "v", counter, why);
+  };
+  product.fragmentStores = [&region, c](const MmaTiling &t,
+                                        std::string &why) {
+    unsigned counter = 0;
+    return writeConvStores(region, c, t, counter, why);
+  };
+  return product;
 }
 
 /// Depthwise and grouped convolutions, memory-bound: a thread per output
@@ -637,9 +659,13 @@ public:
     bool few = hasFewBigTiles(c->M, c->N, 1, target);
     Type in = elementOf(c->input), filter = elementOf(c->filter);
     bool sm80 = isSm80OrLater(target);
-    if (in == filter && (in.isF16() || in.isBF16()) && sm80)
+    if (in == filter && (in.isF16() || in.isBF16()) && sm80) {
+      // On sm_90 the warp-specialized wgmma kernels first, for NHWC inputs.
+      addConvWgmmaVariants(region, *c, specializedConv(region, *c), target,
+                           list);
       for (const MmaTiling &t : bestFirst(mmaTilings(), few))
         list.add(writeConvMma(region, *c, t, reason), reason);
+    }
     if (in.isF32() && filter.isF32() && sm80) {
       // As the matmul strategy's (MatmulTf32.cpp), 128 x 64 for the few
       // output channels of most convolutions.

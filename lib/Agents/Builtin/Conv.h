@@ -15,6 +15,7 @@
 #define CUDA_AGENT_AGENTS_BUILTIN_CONV_H
 
 #include "MatmulTf32.h"
+#include "MatmulWgmma.h"
 
 namespace mlir::cuda_agent::builtin {
 
@@ -153,6 +154,33 @@ bool needsGather(const LinalgRegion &region, const ConvProduct &c,
 /// tile's rows.
 BlockArgument tapsInput(const LinalgRegion &region, const ConvProduct &c,
                         const Tf32Tiling &t);
+
+/// The pad of a region input with the value +0.0 that `operand` is, or
+/// null: cp.async's zero fill writes its outside.
+const RegionPad *zeroPadOfInput(const LinalgRegion &region, Value operand);
+
+//===----------------------------------------------------------------------===//
+// f16/bf16 convolutions on wgmma (ConvWgmma.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The warp-specialized wgmma kernel (MatmulWgmma.h) of an f16 or bf16
+/// convolution whose channels are the input's innermost index and the
+/// reduction's fastest loop, in whole 64-element steps (NHWC): its producer
+/// warpgroup copies the im2col rows by cp.async through a shared table of
+/// the block's row offsets (zero-filling a zero pad of the input's
+/// outside), the filter as a K x N matrix; `product` the conv strategy's
+/// shape and stores.
+FailureOr<Variant> writeConvSpecialized(const LinalgRegion &region,
+                                        const ConvProduct &c,
+                                        const SpecializedProduct &product,
+                                        const SpecializedTiling &t,
+                                        std::string &why);
+
+/// Appends writeConvSpecialized's variants on sm_90, tiles as wide as the
+/// output channels first.
+void addConvWgmmaVariants(const LinalgRegion &region, const ConvProduct &c,
+                          const SpecializedProduct &product,
+                          const GpuTarget &target, VariantList &list);
 
 //===----------------------------------------------------------------------===//
 // The packed im2col matrix (ConvPack.cpp)

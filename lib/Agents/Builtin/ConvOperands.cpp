@@ -66,6 +66,18 @@ cuda_agent::builtin::writeConvTileLoad(const LinalgRegion &region,
                          body + "        x = " + *value + ";\n", store);
 }
 
+const RegionPad *
+cuda_agent::builtin::zeroPadOfInput(const LinalgRegion &region,
+                                    Value operand) {
+  auto it = region.pads.find(operand);
+  if (it == region.pads.end() || !isa<BlockArgument>(it->second.source))
+    return nullptr;
+  auto pad = operand.getDefiningOp<tensor::PadOp>();
+  Value padding = pad ? pad.getConstantPaddingValue() : Value();
+  return padding && matchPattern(padding, m_PosZeroFloat()) ? &it->second
+                                                             : nullptr;
+}
+
 namespace {
 
 /// The elements one cp.async of the operand (`isA`: the input) copies: 4 or
@@ -110,18 +122,6 @@ int copyWidth(const ConvProduct &c, bool isA, bool kMajor,
     if (runExtent % width == 0 && runShape % width == 0)
       return width;
   return 1;
-}
-
-/// The pad of a region input with the value +0.0 that `operand` is, or
-/// null: cp.async's zero fill writes its outside.
-const RegionPad *zeroPadOfInput(const LinalgRegion &region, Value operand) {
-  auto it = region.pads.find(operand);
-  if (it == region.pads.end() || !isa<BlockArgument>(it->second.source))
-    return nullptr;
-  auto pad = operand.getDefiningOp<tensor::PadOp>();
-  Value padding = pad ? pad.getConstantPaddingValue() : Value();
-  return padding && matchPattern(padding, m_PosZeroFloat()) ? &it->second
-                                                             : nullptr;
 }
 
 /// The loop dimension along which the im2col tile's rows of the input

@@ -295,11 +295,11 @@ FailureOr<std::string> writeFragmentStores(const LinalgRegion &region,
 /// A wgmma kernel as a variant: one block of `threads` per bm x bn tile of
 /// each batch, built for sm_90a.
 FailureOr<Variant> wgmmaVariant(std::string name, std::string src,
-                                const Contraction &c, int bm, int bn,
+                                const ProductShape &shape, int bm, int bn,
                                 int threads, int sharedBytes,
                                 std::string &why) {
-  FailureOr<Launch> launch = productLaunch({kKernelName, c.M, c.N, c.batches},
-                                           bm, bn, threads, sharedBytes, why);
+  FailureOr<Launch> launch =
+      productLaunch(shape, bm, bn, threads, sharedBytes, why);
   if (failed(launch))
     return failure();
   Variant variant{std::move(name), std::move(src), {*launch}};
@@ -400,8 +400,8 @@ FailureOr<Variant> writeWgmma(const LinalgRegion &region, const Contraction &c,
   return wgmmaVariant(llvm::formatv("wgmma-{0}x{1}x{2}-s{3}", t.bm(), t.bn,
                                     kStepK, t.stages)
                           .str(),
-                      src + *stores, c, t.bm(), t.bn, threads,
-                      t.sharedBytes(), why);
+                      src + *stores, {kKernelName, c.M, c.N, c.batches},
+                      t.bm(), t.bn, threads, t.sharedBytes(), why);
 }
 
 /// The reduction length past which the 3xTF32 wgmma kernels that add their
@@ -436,24 +436,46 @@ __device__ __forceinline__ void ca_mbar_arrive_copies(unsigned bar) {
 
 } // namespace
 
+SpecializedProduct
+cuda_agent::builtin::specializedProduct(const LinalgRegion &region,
+                                        const Contraction &c) {
+  SpecializedProduct product{
+      {kKernelName, c.M, c.N, c.batches},
+      c.batchIndices(),
+      c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f",
+      nullptr,
+      nullptr};
+  product.elementStores = [&region, c](std::string &why) {
+    unsigned counter = 0;
+    return writeEpilogue(region, c, "v", counter, why);
+  };
+  product.fragmentStores = [&region, c](const MmaTiling &store,
+                                        std::string &why) {
+    unsigned counter = 0;
+    return writeFragmentStores(region, c, store, counter, why);
+  };
+  return product;
+}
+
 FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
-    const LinalgRegion &region, const Contraction &c,
+    const LinalgRegion &region, const SpecializedProduct &product,
     const SpecializedTiling &t, const WgmmaElement &element,
     const SpecializedProducer &producer, StringRef label, std::string &why) {
   OperandLayout layouts[] = {{true, producer.kMajorA, true},
                              {false, producer.kMajorB, true}};
-  unsigned counter = 0;
+  const ProductShape &shape = product.shape;
   int threads = t.threads();
   int consumerWarps = 4 * t.consumers;
-  std::string name = kKernelName;
-  WgmmaTiling shape{t.consumers, t.bn, t.stages};
+  std::string name = shape.kernel.str();
+  WgmmaTiling warpgroups{t.consumers, t.bn, t.stages};
   std::string src =
       getPrelude().str() + "\n" + wgmmaHelpers().str() +
       mbarrierHelpers().str() + producer.helpers +
-      wgmmaFunction(shape, element, layouts[0], layouts[1],
+      wgmmaFunction(warpgroups, element, layouts[0], layouts[1],
                     t.promoteSteps > 0) +
       "\n" +
-      kernelSignature(region, name, threads, producer.readsWorkspace, 1) +
+      kernelSignature(region, name, threads, producer.readsWorkspace,
+                      t.blocks) +
       " {\n";
   int64_t steps = producer.steps;
   src += llvm::formatv(
@@ -475,7 +497,7 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
                          "  const long long n0 = (long long)blockIdx.x * {1};\n",
                          t.bm(), t.bn)
                .str();
-  src += c.batchIndices();
+  src += product.batchIndices;
   src += llvm::formatv(
              "  if (tid == 0) {{\n"
              "    for (int s = 0; s < {0}; ++s) {{\n"
@@ -504,9 +526,7 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
              t.bm(), t.consumerRegs())
              .str();
   MmaTiling store{16, t.bn, kStepK, 1, 1};
-  std::string init =
-      c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f";
-  src += tiles::mmaAccumulators(store, init);
+  src += tiles::mmaAccumulators(store, product.init);
   int promote = t.promoteSteps;
   if (promote)
     src += llvm::formatv("  // The tensor cores' sums of {0} steps at a time, "
@@ -565,20 +585,20 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
          "\"memory\");\n";
   src += accumulatorFence(t.bn);
   if (t.stagedStores) {
-    FailureOr<std::string> epilogue =
-        writeEpilogue(region, c, "v", counter, why);
+    FailureOr<std::string> epilogue = product.elementStores(why);
     if (failed(epilogue))
       return failure();
     int ld = t.bn + 8;
+    int consumerThreads = 128 * t.consumers;
     src += llvm::formatv(
-               "  // The tile goes through the stages once both consumer "
+               "  // The tile goes through the stages once the consumer "
                "warpgroups are done\n"
-               "  // with them (named barrier 1, the consumers' 256 threads), "
+               "  // with them (named barrier 1, the consumers' {6} threads), "
                "so that each warp\n"
                "  // stores 32 consecutive elements of a row (rows {0} floats "
                "apart: 2-way bank\n"
                "  // conflicts at most on the fragment writes).\n"
-               "  asm volatile(\"bar.sync 1, 256;\\n\" ::: \"memory\");\n"
+               "  asm volatile(\"bar.sync 1, {6};\\n\" ::: \"memory\");\n"
                "  float *const ctile = reinterpret_cast<float *>(ca_smem + "
                "(sbase - smem0));\n"
                "#pragma unroll\n"
@@ -589,20 +609,20 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
                "    *reinterpret_cast<float2 *>(&ctile[(wm + g + 8) * {0} + "
                "col]) = make_float2(acc[0][j][2], acc[0][j][3]);\n"
                "  }\n"
-               "  asm volatile(\"bar.sync 1, 256;\\n\" ::: \"memory\");\n"
+               "  asm volatile(\"bar.sync 1, {6};\\n\" ::: \"memory\");\n"
                "#pragma unroll 4\n"
-               "  for (int e = tid - 128; e < {2}; e += 256) {{\n"
+               "  for (int e = tid - 128; e < {2}; e += {6}) {{\n"
                "    const int rr = e / {3}, cc = e % {3};\n"
                "    const long long m = m0 + rr, n = n0 + cc;\n"
                "    if (m >= {4}LL || n >= {5}LL)\n"
                "      continue;\n"
                "    const float v = ctile[rr * {0} + cc];\n",
-               ld, t.bn / 8, t.bm() * t.bn, t.bn, c.M, c.N)
+               ld, t.bn / 8, t.bm() * t.bn, t.bn, shape.M, shape.N,
+               consumerThreads)
                .str();
     src += *epilogue + "  }\n}\n";
   } else {
-    FailureOr<std::string> stores =
-        writeFragmentStores(region, c, store, counter, why);
+    FailureOr<std::string> stores = product.fragmentStores(store, why);
     if (failed(stores))
       return failure();
     src += *stores;
@@ -613,7 +633,8 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
                                     promote ? "-sum" + std::to_string(promote)
                                             : std::string())
                           .str(),
-                      src, c, t.bm(), t.bn, threads, t.sharedBytes(), why);
+                      src, shape, t.bm(), t.bn, threads,
+                      t.sharedBytes() + producer.sharedBytes, why);
 }
 
 void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,

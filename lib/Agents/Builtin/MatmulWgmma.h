@@ -13,6 +13,9 @@
 #define CUDA_AGENT_AGENTS_BUILTIN_MATMULWGMMA_H
 
 #include "OperandPack.h"
+#include "ProductTail.h"
+
+#include <functional>
 
 namespace mlir::cuda_agent::builtin {
 
@@ -69,6 +72,10 @@ struct SpecializedTiling {
   /// every few steps keeps it at the f32 loop's. Needs a second fragment,
   /// so the 64 x 128 warpgroup tiles only.
   int promoteSteps = 0;
+  /// The blocks an SM the registers are planned for (the launch bounds'
+  /// minimum): two where a block's epilogue should overlap the other's
+  /// steps (few steps, small stages).
+  int blocks = 1;
   int bm() const { return 64 * consumers; }
   int threads() const { return 128 * (consumers + 1); }
   int stageBytes() const { return (bm() + bn) * kRowBytes; }
@@ -84,7 +91,7 @@ struct SpecializedTiling {
   /// setmaxnreg all that its launch bounds allow, in multiples of 8 (and
   /// allocates the whole kernel within them: a warpgroup that needs more
   /// than that does not compile, whatever it asks for with setmaxnreg).
-  int launchRegs() const { return 65536 / threads() / 8 * 8; }
+  int launchRegs() const { return 65536 / (threads() * blocks) / 8 * 8; }
   /// The registers a consumer thread gets (setmaxnreg.inc): those the
   /// block started with less the producer's, in multiples of 8, at most
   /// 232 (a larger request would wait forever for registers the block does
@@ -109,6 +116,9 @@ struct SpecializedProducer {
   int fullArrivals;
   /// Whether the kernel takes the workspace parameter.
   bool readsWorkspace = false;
+  /// Bytes of shared memory its statements use after the mbarriers (at
+  /// `full + 16 * stages`), beyond the tiling's.
+  int sharedBytes = 0;
   /// Device functions its statements call, beyond the wgmma and mbarrier
   /// helpers.
   std::string helpers;
@@ -121,6 +131,24 @@ struct SpecializedProducer {
   std::string text;
 };
 
+/// What the end of a warp-specialized kernel takes from its product: the
+/// shape its blocks tile (the kernel's name, rows, columns, batches), the
+/// statements setting the batch indices, the accumulators' first value (a C
+/// expression), and the region's stores: at one element of the product
+/// (C variables `m`, `n`, the value the float `v`), which the staged stores
+/// run, or from the accumulator fragments of a tiling.
+struct SpecializedProduct {
+  ProductShape shape;
+  std::string batchIndices, init;
+  std::function<FailureOr<std::string>(std::string &why)> elementStores;
+  std::function<FailureOr<std::string>(const MmaTiling &, std::string &why)>
+      fragmentStores;
+};
+
+/// The product of contraction `c`, its stores the region's epilogue.
+SpecializedProduct specializedProduct(const LinalgRegion &region,
+                                      const Contraction &c);
+
 /// The warp-specialized kernel on `producer`'s stages: each consumer
 /// warpgroup waits on a stage's full barrier, issues the step's wgmmas on
 /// `element` and, once the step before is done (wgmma.wait_group 1),
@@ -129,11 +157,49 @@ struct SpecializedProducer {
 /// gives its registers to the consumers (setmaxnreg). `label` goes into the
 /// variant's name.
 FailureOr<Variant> writeSpecialized(const LinalgRegion &region,
-                                    const Contraction &c,
+                                    const SpecializedProduct &product,
                                     const SpecializedTiling &t,
                                     const WgmmaElement &element,
                                     const SpecializedProducer &producer,
                                     StringRef label, std::string &why);
+
+/// Where the cp.async producer copies an operand's tile from: the
+/// operand's row 0, k 0 of the block's batch (`pointer`, a typed C
+/// pointer), its element strides, and the rows and reduced indices in
+/// bounds (copies past them are zero-filled, naming the valid address
+/// `any`).
+struct ProducerSource {
+  bool isA, kMajor;
+  std::string pointer, any;
+  int64_t strideRow, strideK;
+  int64_t extent, K;
+};
+
+/// The producer warpgroup's copies of one operand's tile for step lt (C
+/// variables `lt`, `k0`, `sbase` in scope): statements before the k loop
+/// (`setup`) and those of each step.
+struct ProducerLoad {
+  std::string setup, step;
+};
+
+/// The copies of `source`'s tile, `rows` x one 128-byte step at byte offset
+/// `tile` of the stage: each of the 128 threads copies the same chunks of
+/// every step, so its source pointer and shared offset are set once and a
+/// step only adds constants to them, sparing the one producer warp per SM
+/// sub-partition the 64-bit index arithmetic of every copy.
+FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
+                                          const WgmmaElement &element,
+                                          int rows, StringRef tile,
+                                          std::string &why);
+
+/// The producer whose 128 threads copy each step's tiles of a K-deep
+/// product into the stage with cp.async (`loads`: A's at stage offset `oa`,
+/// B's at `ob`) and let the stage's full barrier complete when their copies
+/// land (cp.async.mbarrier.arrive.noinc, one arrival a thread).
+SpecializedProducer writeCopyProducer(const SpecializedTiling &t,
+                                      const WgmmaElement &element, int64_t K,
+                                      bool kMajorA, bool kMajorB,
+                                      const ProducerLoad (&loads)[2]);
 
 /// The warp-specialized kernel on two region inputs copied as they are
 /// by a cp.async producer warpgroup (MatmulWgmmaProducer.cpp).

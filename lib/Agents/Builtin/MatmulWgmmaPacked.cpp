@@ -129,7 +129,7 @@ FailureOr<Variant> cuda_agent::builtin::writePackedSpecialized(
     return failure();
   }
   FailureOr<Variant> variant =
-      writeSpecialized(region, c, t, element, writeBulkProducer(t, a, b),
+      writeSpecialized(region, specializedProduct(region, c), t, element, writeBulkProducer(t, a, b),
                        label, why);
   if (failed(variant))
     return failure();

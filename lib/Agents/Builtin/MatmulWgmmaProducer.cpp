@@ -1,10 +1,11 @@
 //===- MatmulWgmmaProducer.cpp - The cp.async producer warpgroup ----------===//
 //
-// The producer of the warp-specialized wgmma kernel (MatmulWgmma.h) on two
-// region inputs copied as they are: its 128 threads copy each step's tiles
-// of both operands into the stage with cp.async, each thread's source
-// pointers and shared offsets set once before the k loop, and let the
-// stage's full barrier complete when their copies land.
+// The cp.async producer of the warp-specialized wgmma kernel (MatmulWgmma.h):
+// its 128 threads copy each step's tiles of both operands into the stage,
+// and let the stage's full barrier complete when their copies land. Here
+// the copies of an operand read as a matrix (a region input as it is, the
+// conv's filter), each thread's source pointer and shared offset set once
+// before the k loop; the conv's im2col rows are ConvWgmma.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,17 +18,6 @@ using namespace mlir::cuda_agent;
 using namespace mlir::cuda_agent::builtin;
 
 namespace {
-
-/// Where the cp.async producer copies one region input from: the operand's
-/// row 0, k 0 of the block's batch (`pointer`, a typed C pointer), its
-/// element strides, and the rows and reduced indices in bounds (copies past
-/// them are zero-filled, naming the valid address `any`).
-struct ProducerSource {
-  bool isA, kMajor;
-  std::string pointer, any;
-  int64_t strideRow, strideK;
-  int64_t extent, K;
-};
 
 /// The source of a region input copied as it is (`layout.async`).
 FailureOr<ProducerSource> regionSource(const Contraction &c,
@@ -65,21 +55,12 @@ FailureOr<ProducerSource> regionSource(const Contraction &c,
   return source;
 }
 
-/// The producer warpgroup's copies of one operand's tile, `rows` x one
-/// 128-byte step at byte offset `tile`, for step lt (C variables `lt`,
-/// `k0`, `sbase`): each of the 128 threads copies the same chunks of every
-/// step, so its source pointer and shared offset are set once (`setup`,
-/// before the k loop) and a step only adds constants to them, sparing the
-/// one producer warp per SM sub-partition the 64-bit index arithmetic of
-/// every copy.
-struct ProducerLoad {
-  std::string setup, step;
-};
+} // namespace
 
-FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
-                                          const WgmmaElement &element,
-                                          int rows, StringRef tile,
-                                          std::string &why) {
+FailureOr<ProducerLoad>
+cuda_agent::builtin::writeProducerLoad(const ProducerSource &source,
+                                       const WgmmaElement &element, int rows,
+                                       StringRef tile, std::string &why) {
   int chunk = element.chunk();
   std::string n = source.isA ? "A" : "B";
   std::string r0 = source.isA ? "m0" : "n0";
@@ -164,32 +145,16 @@ FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
   return load;
 }
 
-/// The producer of two region inputs copied as they are (regionSource):
-/// its 128 threads copy each step's tiles into the stage with cp.async
-/// (writeProducerLoad) and let the stage's full barrier complete when their
-/// copies land (cp.async.mbarrier.arrive.noinc, one arrival a thread). Both
-/// operands must be region inputs whose contiguous rows are whole 16-byte
-/// chunks.
-FailureOr<SpecializedProducer>
-writeCopyProducer(const SpecializedTiling &t, const WgmmaElement &element,
-                  const ProducerSource (&sources)[2], std::string &why) {
+SpecializedProducer cuda_agent::builtin::writeCopyProducer(
+    const SpecializedTiling &t, const WgmmaElement &element, int64_t K,
+    bool kMajorA, bool kMajorB, const ProducerLoad (&loads)[2]) {
   SpecializedProducer producer;
-  producer.kMajorA = sources[0].kMajor;
-  producer.kMajorB = sources[1].kMajor;
-  producer.steps = (sources[0].K + element.stepK() - 1) / element.stepK();
+  producer.kMajorA = kMajorA;
+  producer.kMajorB = kMajorB;
+  producer.steps = (K + element.stepK() - 1) / element.stepK();
   producer.fullArrivals = 128;
-  std::string setup, copies;
-  for (const ProducerSource &source : sources) {
-    FailureOr<ProducerLoad> load =
-        writeProducerLoad(source, element, source.isA ? t.bm() : t.bn,
-                          source.isA ? "oa" : "ob", why);
-    if (failed(load))
-      return failure();
-    setup += load->setup;
-    copies += load->step;
-  }
   producer.text =
-      setup +
+      loads[0].setup + loads[1].setup +
       llvm::formatv(
           "    for (int lt = 0; lt < {0}; ++lt) {{\n"
           "      const int s = lt % {1};\n"
@@ -200,14 +165,12 @@ writeCopyProducer(const SpecializedTiling &t, const WgmmaElement &element,
           producer.steps, t.stages, element.stepK(), t.stageBytes(),
           t.bm() * kRowBytes)
           .str() +
-      copies +
+      loads[0].step + loads[1].step +
       "      ca_mbar_arrive_copies(full + s * 8);\n"
       "    }\n"
       "    asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\");\n";
   return producer;
 }
-
-} // namespace
 
 FailureOr<Variant> cuda_agent::builtin::writeRegionSpecialized(
     const LinalgRegion &region, const Contraction &c, const SpecializedTiling &t,
@@ -218,9 +181,16 @@ FailureOr<Variant> cuda_agent::builtin::writeRegionSpecialized(
   FailureOr<ProducerSource> b = regionSource(c, layoutOf(c, false), why);
   if (failed(b))
     return failure();
-  FailureOr<SpecializedProducer> producer =
-      writeCopyProducer(t, halfElement(c), {*a, *b}, why);
-  if (failed(producer))
+  WgmmaElement element = halfElement(c);
+  FailureOr<ProducerLoad> loadA =
+      writeProducerLoad(*a, element, t.bm(), "oa", why);
+  if (failed(loadA))
     return failure();
-  return writeSpecialized(region, c, t, halfElement(c), *producer, "", why);
+  FailureOr<ProducerLoad> loadB = writeProducerLoad(*b, element, t.bn, "ob", why);
+  if (failed(loadB))
+    return failure();
+  return writeSpecialized(
+      region, specializedProduct(region, c), t, element,
+      writeCopyProducer(t, element, c.K, a->kMajor, b->kMajor, {*loadA, *loadB}),
+      "", why);
 }
