@@ -169,12 +169,13 @@ const RegionPad *zeroPadOfInput(const LinalgRegion &region, Value operand);
 /// warpgroup copies the im2col rows by cp.async through a shared table of
 /// the block's row offsets (zero-filling a zero pad of the input's
 /// outside), the filter as a K x N matrix; `product` the conv strategy's
-/// shape and stores.
+/// shape and stores. `throughL1`: the im2col copies through L1
+/// (cp.async.ca), which may hold the rows the step before read.
 FailureOr<Variant> writeConvSpecialized(const LinalgRegion &region,
                                         const ConvProduct &c,
                                         const SpecializedProduct &product,
                                         const SpecializedTiling &t,
-                                        std::string &why);
+                                        bool throughL1, std::string &why);
 
 /// Appends writeConvSpecialized's variants on sm_90, tiles as wide as the
 /// output channels first.

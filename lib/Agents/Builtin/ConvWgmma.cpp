@@ -49,6 +49,16 @@ constexpr int kRowEntryBytes = 16;
 /// The producer warpgroup's named barrier (the consumers' is 1).
 constexpr int kProducerBarrier = 2;
 
+/// The 16-byte async copy through L1 (cp.async.ca): a step's im2col rows
+/// are the step before's shifted by one pixel where the taps move along the
+/// input's rows, so L1 may hold most of them.
+constexpr const char *kL1CopyHelper = R"cuda(// 16 bytes global -> shared through L1, asynchronously; zeros when !full.
+__device__ __forceinline__ void ca_cp_async16_l1(unsigned dst, const void *src, bool full) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n"
+               :: "r"(dst), "l"(src), "r"(full ? 16 : 0) : "memory");
+}
+)cuda";
+
 /// How the producer reads the input's im2col rows.
 struct Im2colSource {
   /// The region input read (the input, or the source of its zero pad).
@@ -175,7 +185,8 @@ FailureOr<SmallVector<std::string>> inputPart(const ConvProduct &c,
 /// tid % 8 of rows tid / 8 + 16 p.
 FailureOr<ProducerLoad> writeIm2colLoad(const ConvProduct &c,
                                         const Im2colSource &s, int rows,
-                                        int stages, std::string &why) {
+                                        int stages, bool throughL1,
+                                        std::string &why) {
   std::string in = "in" + std::to_string(s.arg.getArgNumber());
   // The row part: the loops of row m, the taps at 0, less the low padding.
   std::string rowText;
@@ -238,11 +249,12 @@ FailureOr<ProducerLoad> writeIm2colLoad(const ConvProduct &c,
       "        for (int p = 0; p < {3}; ++p) {{\n"
       "          const int4 e = rowTable[rrA + p * 16];\n"
       "          const bool ok = {4};\n"
-      "          ca_cp_async16(sbase + oa + dstA + p * 2048, ok ? srcA + "
+      "          {6}(sbase + oa + dstA + p * 2048, ok ? srcA + "
       "(e.x + kOffset) : {5}, ok);\n"
       "        }\n"
       "      }\n",
-      kText, kOffset, moves, rows / 16, ok, in);
+      kText, kOffset, moves, rows / 16, ok, in,
+      throughL1 ? "ca_cp_async16_l1" : "ca_cp_async16");
   return load;
 }
 
@@ -251,7 +263,7 @@ FailureOr<ProducerLoad> writeIm2colLoad(const ConvProduct &c,
 FailureOr<Variant> cuda_agent::builtin::writeConvSpecialized(
     const LinalgRegion &region, const ConvProduct &c,
     const SpecializedProduct &product, const SpecializedTiling &t,
-    std::string &why) {
+    bool throughL1, std::string &why) {
   Type in = elementOf(c.input);
   if (in != elementOf(c.filter) || !(in.isF16() || in.isBF16())) {
     why = "the wgmma convolution takes f16 or bf16 inputs and filters";
@@ -270,7 +282,7 @@ FailureOr<Variant> cuda_agent::builtin::writeConvSpecialized(
     return failure();
   WgmmaElement element{in.isBF16() ? "bf16" : "f16", 2};
   FailureOr<ProducerLoad> loadA =
-      writeIm2colLoad(c, *a, t.bm(), t.stages, why);
+      writeIm2colLoad(c, *a, t.bm(), t.stages, throughL1, why);
   if (failed(loadA))
     return failure();
   FailureOr<ProducerLoad> loadB =
@@ -280,7 +292,10 @@ FailureOr<Variant> cuda_agent::builtin::writeConvSpecialized(
   SpecializedProducer producer =
       writeCopyProducer(t, element, c.K, true, b->kMajor, {*loadA, *loadB});
   producer.sharedBytes = t.bm() * kRowEntryBytes;
-  return writeSpecialized(region, product, t, element, producer, "-conv", why);
+  if (throughL1)
+    producer.helpers = kL1CopyHelper;
+  return writeSpecialized(region, product, t, element, producer,
+                          throughL1 ? "-conv-l1" : "-conv", why);
 }
 
 void cuda_agent::builtin::addConvWgmmaVariants(
@@ -296,19 +311,29 @@ void cuda_agent::builtin::addConvWgmmaVariants(
   // fit the 80 registers a thread two blocks leave) or 128 x 128 (six 32
   // KiB stages), 128 x 256 (four 48 KiB).
   SmallVector<SpecializedTiling> tilings;
-  if (c.N <= 64)
+  // The im2col rows through L1 too (writeIm2colLoad), with two blocks an SM
+  // (L1 keeps what their stages leave of the SM's 256 KiB) or one block of
+  // three stages.
+  SmallVector<SpecializedTiling> throughL1;
+  if (c.N <= 64) {
     tilings = {{2, 64, 4, true, 0, 2}, {2, 64, 8}};
+    throughL1 = {{2, 64, 4, true, 0, 2}, {2, 64, 3}};
+  }
   else if (c.N <= 128)
     tilings = {{1, 128, 4, true, 0, 2}, {2, 128, 6}};
   else
     tilings = {{2, 256, 4}, {2, 128, 6}};
   std::string reason;
-  for (const SpecializedTiling &t : tilings) {
+  auto add = [&](const SpecializedTiling &t, bool l1) {
     // Each block's shared memory and the 1 KiB the SM keeps for it.
     int64_t bytes = t.sharedBytes() + t.bm() * kRowEntryBytes;
     if (t.blocks * (bytes + 1024) > target.maxSharedBytesPerBlock + 1024 ||
         !t.tileFits())
-      continue;
-    list.add(writeConvSpecialized(region, c, product, t, reason), reason);
-  }
+      return;
+    list.add(writeConvSpecialized(region, c, product, t, l1, reason), reason);
+  };
+  for (const SpecializedTiling &t : tilings)
+    add(t, false);
+  for (const SpecializedTiling &t : throughL1)
+    add(t, true);
 }
