@@ -322,21 +322,15 @@ std::string accumulatorInit(const LinalgRegion &region, const ConvProduct &c) {
 
 /// The convolution as the warp-specialized wgmma kernel's product: no
 /// batch (the images are rows), the accumulators from the init's splat, the
-/// stores the conv epilogue's.
+/// conv epilogue.
 SpecializedProduct specializedConv(const LinalgRegion &region,
                                    const ConvProduct &c) {
-  SpecializedProduct product{
-      {"conv", c.M, c.N}, "", accumulatorInit(region, c), nullptr, nullptr};
-  product.elementStores = [&region, c](std::string &why) {
-    unsigned counter = 0;
-    return writeConvEpilogue(region, c, "v", counter, why);
-  };
-  product.fragmentStores = [&region, c](const MmaTiling &t,
-                                        std::string &why) {
-    unsigned counter = 0;
-    return writeConvStores(region, c, t, counter, why);
-  };
-  return product;
+  return {{"conv", c.M, c.N},
+          "",
+          accumulatorInit(region, c),
+          [&region, c](StringRef acc, unsigned &counter, std::string &why) {
+            return writeConvEpilogue(region, c, acc, counter, why);
+          }};
 }
 
 /// Depthwise and grouped convolutions, memory-bound: a thread per output

@@ -149,9 +149,9 @@ bool needsGather(const LinalgRegion &region, const ConvProduct &c,
 /// The region input whose im2col tiles convTapsLoader can copy, or null:
 /// an NCHW input (its tile rows contiguous, not k) with separable offsets,
 /// unpadded and outside rowRunDim's row copies at tiling `t`, or the source
-/// of a zero pad whose row-dependent bounds span at most 32 taps (a 7x7
-/// kernel's 49 do not fit the mask); the block's threads a multiple of the
-/// tile's rows.
+/// of a zero pad whose row-dependent bounds span at most 64 taps (a 7x7
+/// kernel's 49 fit a 64-bit mask, an 11x11's 121 do not); the block's
+/// threads a multiple of the tile's rows.
 BlockArgument tapsInput(const LinalgRegion &region, const ConvProduct &c,
                         const Tf32Tiling &t);
 

@@ -258,8 +258,11 @@ FailureOr<std::string> im2colPart(const ConvProduct &c, BlockArgument arg,
 }
 
 
-/// The most taps a row's mask holds (tapMaskLoops): the bits of an unsigned.
-constexpr int64_t kMaxMaskTaps = 32;
+/// The most taps a row's mask holds (tapMaskLoops): the bits of an
+/// unsigned long long (a 7x7 kernel's 49); past the 32 bits of an unsigned
+/// the masks and the table's tap bits are 64-bit, each entry 16 bytes.
+constexpr int64_t kMaxMaskTaps = 64;
+constexpr int64_t kNarrowMaskTaps = 32;
 
 /// Whether index `e` of the input map holds a row loop.
 bool holdsRow(const ConvProduct &c, AffineExpr e) {
@@ -350,8 +353,16 @@ paddedTapsLoader(const ConvProduct &c, const Tf32Tiling &t, BlockArgument arg,
                  int64_t &sharedBytes, std::string &why) {
   int threads = t.threads();
   int64_t kPad = (c.K + t.bk - 1) / t.bk * t.bk;
+  SmallVector<unsigned> maskLoops = tapMaskLoops(c, pad);
+  bool wide = maskTaps(c, maskLoops) > kNarrowMaskTaps;
+  if (wide)
+    sharedBytes = (sharedBytes + 15) / 16 * 16;
   int64_t tableAt = sharedBytes / 4;
-  sharedBytes += kPad * 8;
+  sharedBytes += kPad * (wide ? 16 : 8);
+  // The entry (offset, tap bit), the mask's type and its one.
+  StringRef entry = wide ? "longlong2" : "int2";
+  StringRef mask = wide ? "unsigned long long" : "unsigned";
+  StringRef one = wide ? "1ull" : "1u";
   ArrayRef<int64_t> shape = shapeOf(arg);
   SmallVector<std::string> rowLoop, tapLoop;
   std::string rowBody, tapBody;
@@ -367,7 +378,6 @@ paddedTapsLoader(const ConvProduct &c, const Tf32Tiling &t, BlockArgument arg,
     stride *= shape[p];
   }
   // The row's mask: every tap combination at the row's indices.
-  SmallVector<unsigned> maskLoops = tapMaskLoops(c, pad);
   SmallVector<std::string> maskLoop = rowLoop;
   std::string maskBody = splitIndex("j", c, maskLoops, "tj", maskLoop);
   FailureOr<SmallVector<std::string>> maskIdx =
@@ -396,29 +406,32 @@ paddedTapsLoader(const ConvProduct &c, const Tf32Tiling &t, BlockArgument arg,
       "  // the mainloop's stages; this thread's tile row's offset (less the\n"
       "  // pad's low part) and the mask of its taps inside the source.\n"
       "  extern __shared__ __align__(16) float ca_smem_taps[];\n"
-      "  int2 *const ca_taps = reinterpret_cast<int2 *>(ca_smem_taps + {0});\n"
+      "  {2} *const ca_taps = reinterpret_cast<{2} *>(ca_smem_taps + {0});\n"
       "  long long aRow;\n"
-      "  unsigned aTaps = 0u;\n"
+      "  {3} aTaps = 0{4};\n"
       "  {{\n"
       "    const long long r = m0 + threadIdx.x % {1};\n",
-      tableAt, t.bm);
+      tableAt, t.bm, entry, mask, wide ? "ull" : "u");
   prologue += rowBody + "    aRow = " + *row + " - " + std::to_string(low) +
               "LL;\n";
   std::string setBit =
       (inRow.empty() ? "" : "        if (" + join(inRow, " && ") + ")\n  ") +
-      "        aTaps |= 1u << j;\n";
+      "        aTaps |= " + one.str() + " << j;\n";
   prologue += llvm::formatv("    for (int j = 0; j < {0}; ++j) {{\n",
                             maskTaps(c, maskLoops));
   prologue += maskBody + setBit + "    }\n  }\n";
   prologue += llvm::formatv("  for (int k = threadIdx.x; k < {0}; k += {1}) "
                             "{{\n",
                             kPad, threads);
+  std::string field = wide ? "(long long)" : "(int)";
   prologue += tapBody + "    const bool in = " + join(inTap, " && ") + ";\n" +
-              "    ca_taps[k] = make_int2(in ? (int)(" + *tap +
-              ") : 0, in ? (int)(1u << (" + (bit.empty() ? "0" : bit) +
-              ")) : 0);\n  }\n  __syncthreads();\n";
-  return tableCopyLoader(t, arg, "int2", "(aTaps & (unsigned)tap.y) != 0u",
-                         "tap.x");
+              "    ca_taps[k] = make_" + entry.str() + "(in ? " + field + "(" +
+              *tap + ") : 0, in ? " + field + "(" + one.str() + " << (" +
+              (bit.empty() ? "0" : bit) + ")) : 0);\n  }\n  __syncthreads();\n";
+  return tableCopyLoader(
+      t, arg, entry,
+      ("(aTaps & (" + mask + ")tap.y) != 0" + (wide ? "ull" : "u")).str(),
+      "tap.x");
 }
 
 } // namespace

@@ -19,7 +19,12 @@
 // the outliner fused, read from its source) or past the last row. The
 // filter is a plain K x N matrix, copied as the matmul's producer copies
 // it. The epilogue is the conv strategy's (bias, activations, residuals,
-// casts), at each element of the staged tile.
+// casts), at each element of the staged tile. Where the tiles fill the SMs
+// several times, persistent kernels come first (a grid of one or two blocks
+// an SM looping over the tiles, the producer filling the next tile's stages
+// while the consumers store the last one from their fragments: 134 against
+// 168 us on KernelBench's f16 3x3, docs/perf.md); variants copying the
+// im2col rows through L1 follow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -205,7 +210,9 @@ FailureOr<ProducerLoad> writeIm2colLoad(const ConvProduct &c,
   load.setup = llvm::formatv(
       "    // The im2col rows of the block's tile: each row's input offset and\n"
       "    // the indices its taps move, once, in the table after the "
-      "mbarriers.\n"
+      "mbarriers\n"
+      "    // (once every producer thread read the table of its last tile).\n"
+      "    asm volatile(\"bar.sync {7}, 128;\\n\" ::: \"memory\");\n"
       "    int4 *const rowTable = reinterpret_cast<int4 *>(ca_smem + (full - "
       "smem0) + {0});\n"
       "    for (int r = tid; r < {1}; r += 128) {{\n"
@@ -290,7 +297,8 @@ FailureOr<Variant> cuda_agent::builtin::writeConvSpecialized(
   if (failed(loadB))
     return failure();
   SpecializedProducer producer =
-      writeCopyProducer(t, element, c.K, true, b->kMajor, {*loadA, *loadB});
+      writeCopyProducer(t, element, product.shape, c.K, true, b->kMajor,
+                        {*loadA, *loadB});
   producer.sharedBytes = t.bm() * kRowEntryBytes;
   if (throughL1)
     producer.helpers = kL1CopyHelper;
@@ -318,11 +326,23 @@ void cuda_agent::builtin::addConvWgmmaVariants(
   if (c.N <= 64) {
     tilings = {{2, 64, 4, true, 0, 2}, {2, 64, 8}};
     throughL1 = {{2, 64, 4, true, 0, 2}, {2, 64, 3}};
-  }
-  else if (c.N <= 128)
+  } else if (c.N <= 128) {
     tilings = {{1, 128, 4, true, 0, 2}, {2, 128, 6}};
-  else
+  } else {
     tilings = {{2, 256, 4}, {2, 128, 6}};
+  }
+  // Persistent ones first where the tiles fill the SMs several times (a
+  // short reduction: KernelBench's 3x3 over 64 channels is 9 steps a tile):
+  // each block's producer fills its next tile's stages while its consumers
+  // store the last one from their fragments.
+  SmallVector<SpecializedTiling> persistent;
+  int64_t tiles = (c.M + 127) / 128 * ((c.N + 127) / 128);
+  if (tiles >= 4 * target.smCount)
+    for (SpecializedTiling t : tilings) {
+      t.stagedStores = false;
+      t.grid = int64_t(target.smCount) * t.blocks;
+      persistent.push_back(t);
+    }
   std::string reason;
   auto add = [&](const SpecializedTiling &t, bool l1) {
     // Each block's shared memory and the 1 KiB the SM keeps for it.
@@ -332,6 +352,8 @@ void cuda_agent::builtin::addConvWgmmaVariants(
       return;
     list.add(writeConvSpecialized(region, c, product, t, l1, reason), reason);
   };
+  for (const SpecializedTiling &t : persistent)
+    add(t, false);
   for (const SpecializedTiling &t : tilings)
     add(t, false);
   for (const SpecializedTiling &t : throughL1)

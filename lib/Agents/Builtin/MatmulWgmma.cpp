@@ -443,17 +443,9 @@ cuda_agent::builtin::specializedProduct(const LinalgRegion &region,
       {kKernelName, c.M, c.N, c.batches},
       c.batchIndices(),
       c.initIsSplat(region) ? region.splats.lookup(c.init) : "0.0f",
-      nullptr,
-      nullptr};
-  product.elementStores = [&region, c](std::string &why) {
-    unsigned counter = 0;
-    return writeEpilogue(region, c, "v", counter, why);
-  };
-  product.fragmentStores = [&region, c](const MmaTiling &store,
-                                        std::string &why) {
-    unsigned counter = 0;
-    return writeFragmentStores(region, c, store, counter, why);
-  };
+      [&region, c](StringRef acc, unsigned &counter, std::string &why) {
+        return writeEpilogue(region, c, acc, counter, why);
+      }};
   return product;
 }
 
@@ -464,6 +456,14 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
   OperandLayout layouts[] = {{true, producer.kMajorA, true},
                              {false, producer.kMajorB, true}};
   const ProductShape &shape = product.shape;
+  unsigned counter = 0;
+  bool persistent = t.grid > 0;
+  if (persistent && (t.stagedStores || t.promoteSteps || shape.batches != 1 ||
+                     !producer.tileOrder.empty())) {
+    why = "a persistent wgmma kernel stores from its fragments, sums every "
+          "step in the tensor cores and takes one batch in tile order";
+    return failure();
+  }
   int threads = t.threads();
   int consumerWarps = 4 * t.consumers;
   std::string name = shape.kernel.str();
@@ -492,7 +492,7 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
              .str();
   if (!producer.tileOrder.empty())
     src += producer.tileOrder;
-  else
+  else if (!persistent)
     src += llvm::formatv("  const long long m0 = (long long)blockIdx.y * {0};\n"
                          "  const long long n0 = (long long)blockIdx.x * {1};\n",
                          t.bm(), t.bn)
@@ -525,6 +525,19 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
              "  const int wm = wg * 64 + (warp % 4) * 16, wn = 0;\n",
              t.bm(), t.consumerRegs())
              .str();
+  // A persistent block's consumers take its tiles in the producer's order,
+  // counting their steps over all of them (`step`).
+  int64_t columnTiles = (shape.N + t.bn - 1) / t.bn;
+  int64_t tiles = columnTiles * ((shape.M + t.bm() - 1) / t.bm());
+  if (persistent)
+    src += llvm::formatv(
+               "  int step = 0;\n"
+               "  for (long long tile = blockIdx.x; tile < {0}LL; tile += "
+               "gridDim.x) {{\n"
+               "  const long long m0 = (tile / {1}) * {2}, n0 = (tile % {1}) "
+               "* {3};\n",
+               tiles, columnTiles, t.bm(), t.bn)
+               .str();
   MmaTiling store{16, t.bn, kStepK, 1, 1};
   src += tiles::mmaAccumulators(store, product.init);
   int promote = t.promoteSteps;
@@ -555,9 +568,9 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
                         .str()
               : std::string();
   std::string loop =
-      "  for (int kt = 0; kt < {0}; ++kt) {{\n"
-      "    const int s = kt % {1};\n"
-      "    ca_mbar_wait(full + s * 8, (kt / {1}) & 1);\n"
+      "  for (int kt = 0; kt < {0}; ++kt{8}) {{\n"
+      "    const int s = {7} % {1};\n"
+      "    ca_mbar_wait(full + s * 8, ({7} / {1}) & 1);\n"
       "    // The copies landed through the generic proxy; the tensor cores "
       "read through\n"
       "    // the async one.\n"
@@ -574,25 +587,32 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
       "    asm volatile(\"wgmma.wait_group.sync.aligned 1;\\n\" ::: "
       "\"memory\");\n"
       "    if (kt > 0 && lane == 0)\n"
-      "      ca_mbar_arrive(empty + ((kt - 1) % {1}) * 8);\n";
+      "      ca_mbar_arrive(empty + (({7} - 1) % {1}) * 8);\n";
   src += llvm::formatv(loop.c_str(), steps, t.stages, t.stageBytes(),
                        t.bm() * kRowBytes, descriptor(layouts[0], "sa"),
-                       descriptor(layouts[1], "sb"), promote)
+                       descriptor(layouts[1], "sb"), promote,
+                       persistent ? "step" : "kt",
+                       persistent ? ", ++step" : "")
              .str() +
          promoteAdd +
          "  }\n"
          "  asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: "
          "\"memory\");\n";
+  // The tile's last stage too, before the block's next tile reuses it.
+  if (persistent)
+    src += llvm::formatv("  if (lane == 0)\n"
+                         "    ca_mbar_arrive(empty + ((step - 1) % {0}) * 8);\n",
+                         t.stages)
+               .str();
   src += accumulatorFence(t.bn);
   if (t.stagedStores) {
-    FailureOr<std::string> epilogue = product.elementStores(why);
+    FailureOr<std::string> epilogue = product.epilogueAt("v", counter, why);
     if (failed(epilogue))
       return failure();
     int ld = t.bn + 8;
     int consumerThreads = 128 * t.consumers;
     src += llvm::formatv(
-               "  // The tile goes through the stages once the consumer "
-               "warpgroups are done\n"
+               "  // The tile goes through the stages once {7} done\n"
                "  // with them (named barrier 1, the consumers' {6} threads), "
                "so that each warp\n"
                "  // stores 32 consecutive elements of a row (rows {0} floats "
@@ -618,23 +638,34 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
                "      continue;\n"
                "    const float v = ctile[rr * {0} + cc];\n",
                ld, t.bn / 8, t.bm() * t.bn, t.bn, shape.M, shape.N,
-               consumerThreads)
+               consumerThreads,
+               t.consumers == 1 ? "the consumer warpgroup is"
+                                : "both consumer warpgroups are")
                .str();
     src += *epilogue + "  }\n}\n";
   } else {
-    FailureOr<std::string> stores = product.fragmentStores(store, why);
-    if (failed(stores))
+    FailureOr<std::string> epilogue =
+        product.epilogueAt("acc[i][j][q]", counter, why);
+    if (failed(epilogue))
       return failure();
-    src += *stores;
+    src += fragmentStores(store, shape.M, shape.N, *epilogue);
+    // The stores close the kernel; a persistent one's tile loop first.
+    if (persistent)
+      src.insert(src.size() - 2, "  }\n");
   }
-  return wgmmaVariant(llvm::formatv("wgmma-ws{0}-{1}x{2}x{3}-s{4}{5}{6}", label,
-                                    t.bm(), t.bn, element.stepK(), t.stages,
-                                    t.stagedStores ? "" : "-regstore",
-                                    promote ? "-sum" + std::to_string(promote)
-                                            : std::string())
-                          .str(),
-                      src, shape, t.bm(), t.bn, threads,
-                      t.sharedBytes() + producer.sharedBytes, why);
+  FailureOr<Variant> variant = wgmmaVariant(
+      llvm::formatv("wgmma-ws{0}-{1}x{2}x{3}-s{4}{5}{6}{7}", label, t.bm(),
+                    t.bn, element.stepK(), t.stages,
+                    t.stagedStores ? "" : "-regstore",
+                    promote ? "-sum" + std::to_string(promote) : std::string(),
+                    persistent ? "-persistent" : "")
+          .str(),
+      src, shape, t.bm(), t.bn, threads,
+      t.sharedBytes() + producer.sharedBytes, why);
+  // A persistent grid: at most a block a tile.
+  if (succeeded(variant) && persistent)
+    variant->launches.front().grid = {std::min(t.grid, tiles), 1, 1};
+  return variant;
 }
 
 void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,

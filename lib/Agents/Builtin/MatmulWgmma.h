@@ -76,6 +76,14 @@ struct SpecializedTiling {
   /// minimum): two where a block's epilogue should overlap the other's
   /// steps (few steps, small stages).
   int blocks = 1;
+  /// Persistent: the blocks of the grid (at most one a tile), each taking
+  /// the tiles blockIdx.x, + gridDim.x, ... in turn, its producer filling
+  /// the next tile's stages while the consumers store the last one; 0 for
+  /// a block a tile. Stores from the fragments, all steps summed by the
+  /// tensor cores, one batch. The conv's short reductions gain (KernelBench's
+  /// f16 3x3: 134 against 168 us); the f16 4096^3 matmul loses (220 against
+  /// 202 us for the staged stores), so the matmul offers none (docs/perf.md).
+  int64_t grid = 0;
   int bm() const { return 64 * consumers; }
   int threads() const { return 128 * (consumers + 1); }
   int stageBytes() const { return (bm() + bn) * kRowBytes; }
@@ -134,15 +142,16 @@ struct SpecializedProducer {
 /// What the end of a warp-specialized kernel takes from its product: the
 /// shape its blocks tile (the kernel's name, rows, columns, batches), the
 /// statements setting the batch indices, the accumulators' first value (a C
-/// expression), and the region's stores: at one element of the product
-/// (C variables `m`, `n`, the value the float `v`), which the staged stores
-/// run, or from the accumulator fragments of a tiling.
+/// expression), and the statements storing the region's outputs at one
+/// element of the product (C variables `m`, `n`), its sum the f32 C
+/// expression `acc`: the staged stores run them at each element of the
+/// tile, the fragment stores at each accumulator.
 struct SpecializedProduct {
   ProductShape shape;
   std::string batchIndices, init;
-  std::function<FailureOr<std::string>(std::string &why)> elementStores;
-  std::function<FailureOr<std::string>(const MmaTiling &, std::string &why)>
-      fragmentStores;
+  std::function<FailureOr<std::string>(StringRef acc, unsigned &counter,
+                                       std::string &why)>
+      epilogueAt;
 };
 
 /// The product of contraction `c`, its stores the region's epilogue.
@@ -196,8 +205,11 @@ FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
 /// product into the stage with cp.async (`loads`: A's at stage offset `oa`,
 /// B's at `ob`) and let the stage's full barrier complete when their copies
 /// land (cp.async.mbarrier.arrive.noinc, one arrival a thread).
+/// A persistent tiling's producer (`t.grid`) loops over its block's tiles
+/// of `shape`, each tile's `setup` statements before its steps.
 SpecializedProducer writeCopyProducer(const SpecializedTiling &t,
-                                      const WgmmaElement &element, int64_t K,
+                                      const WgmmaElement &element,
+                                      const ProductShape &shape, int64_t K,
                                       bool kMajorA, bool kMajorB,
                                       const ProducerLoad (&loads)[2]);
 

@@ -146,28 +146,46 @@ cuda_agent::builtin::writeProducerLoad(const ProducerSource &source,
 }
 
 SpecializedProducer cuda_agent::builtin::writeCopyProducer(
-    const SpecializedTiling &t, const WgmmaElement &element, int64_t K,
-    bool kMajorA, bool kMajorB, const ProducerLoad (&loads)[2]) {
+    const SpecializedTiling &t, const WgmmaElement &element,
+    const ProductShape &shape, int64_t K, bool kMajorA, bool kMajorB,
+    const ProducerLoad (&loads)[2]) {
   SpecializedProducer producer;
   producer.kMajorA = kMajorA;
   producer.kMajorB = kMajorB;
   producer.steps = (K + element.stepK() - 1) / element.stepK();
   producer.fullArrivals = 128;
+  // A block a tile counts its steps lt; a persistent block its steps over
+  // all its tiles too (`step`), which the stages and phases follow.
+  bool persistent = t.grid > 0;
+  StringRef counter = persistent ? "step" : "lt";
+  std::string tileLoop;
+  if (persistent) {
+    int64_t columnTiles = (shape.N + t.bn - 1) / t.bn;
+    int64_t tiles = columnTiles * ((shape.M + t.bm() - 1) / t.bm());
+    tileLoop = llvm::formatv(
+        "    int step = 0;\n"
+        "    for (long long tile = blockIdx.x; tile < {0}LL; tile += "
+        "gridDim.x) {{\n"
+        "    const long long m0 = (tile / {1}) * {2}, n0 = (tile % {1}) * "
+        "{3};\n",
+        tiles, columnTiles, t.bm(), t.bn);
+  }
   producer.text =
-      loads[0].setup + loads[1].setup +
+      tileLoop + loads[0].setup + loads[1].setup +
       llvm::formatv(
-          "    for (int lt = 0; lt < {0}; ++lt) {{\n"
-          "      const int s = lt % {1};\n"
-          "      if (lt >= {1})\n"
-          "        ca_mbar_wait(empty + s * 8, ((lt / {1}) - 1) & 1);\n"
+          "    for (int lt = 0; lt < {0}; ++lt{5}) {{\n"
+          "      const int s = {6} % {1};\n"
+          "      if ({6} >= {1})\n"
+          "        ca_mbar_wait(empty + s * 8, (({6} / {1}) - 1) & 1);\n"
           "      const long long k0 = (long long)lt * {2};\n"
           "      const unsigned oa = s * {3}, ob = oa + {4};\n",
           producer.steps, t.stages, element.stepK(), t.stageBytes(),
-          t.bm() * kRowBytes)
+          t.bm() * kRowBytes, persistent ? ", ++step" : "", counter)
           .str() +
       loads[0].step + loads[1].step +
       "      ca_mbar_arrive_copies(full + s * 8);\n"
-      "    }\n"
+      "    }\n" +
+      (persistent ? "    }\n" : "") +
       "    asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\");\n";
   return producer;
 }
@@ -189,8 +207,10 @@ FailureOr<Variant> cuda_agent::builtin::writeRegionSpecialized(
   FailureOr<ProducerLoad> loadB = writeProducerLoad(*b, element, t.bn, "ob", why);
   if (failed(loadB))
     return failure();
-  return writeSpecialized(
-      region, specializedProduct(region, c), t, element,
-      writeCopyProducer(t, element, c.K, a->kMajor, b->kMajor, {*loadA, *loadB}),
-      "", why);
+  SpecializedProduct product = specializedProduct(region, c);
+  return writeSpecialized(region, product, t, element,
+                          writeCopyProducer(t, element, product.shape, c.K,
+                                            a->kMajor, b->kMajor,
+                                            {*loadA, *loadB}),
+                          "", why);
 }

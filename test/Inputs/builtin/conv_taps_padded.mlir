@@ -5,7 +5,7 @@
 // (builtin-conv-taps-padded.test, builtin-conv-taps-padded-emulated.test).
 // Sizes are small and not tile multiples. Edges: rows past M, a stride,
 // uneven pads with dilation, a padded channel (a bound without a row), and
-// a 7x7 kernel whose 49 taps do not fit the mask.
+// a 7x7 kernel whose 49 taps need 64-bit masks.
 
 #nchw = affine_map<(n, f, h, w) -> (n, f, h, w)>
 #ch = affine_map<(n, f, h, w) -> (f)>

@@ -29,6 +29,8 @@ struct uint4 { unsigned x, y, z, w; };
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 struct __attribute__((aligned(8))) int2 { int x, y; };
 inline int2 make_int2(int x, int y) { return {x, y}; }
+struct __attribute__((aligned(16))) longlong2 { long long x, y; };
+inline longlong2 make_longlong2(long long x, long long y) { return {x, y}; }
 struct __half { _Float16 x; };
 struct __nv_bfloat16 { unsigned short bits; };
 inline float __half2float(__half h) { return (float)h.x; }
