@@ -34,8 +34,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
-#include <cstring>
-
 using namespace mlir;
 using namespace mlir::cuda_agent;
 using namespace mlir::cuda_agent::builtin;
@@ -50,6 +48,11 @@ constexpr int kMaxBoundedDims = 2;
 /// Bytes of one row's entry in the producer's table: its offset, the
 /// bounded indices, whether the row is in the product (an int4).
 constexpr int kRowEntryBytes = 16;
+
+/// The shared memory of the producer's table of tiling `t`'s rows.
+int64_t rowTableBytes(const SpecializedTiling &t) {
+  return int64_t(t.bm()) * kRowEntryBytes;
+}
 
 /// The producer warpgroup's named barrier (the consumers' is 1).
 constexpr int kProducerBarrier = 2;
@@ -287,7 +290,7 @@ FailureOr<Variant> cuda_agent::builtin::writeConvSpecialized(
   FailureOr<ProducerSource> b = filterSource(c, why);
   if (failed(b))
     return failure();
-  WgmmaElement element{in.isBF16() ? "bf16" : "f16", 2};
+  WgmmaElement element = halfElement(in);
   FailureOr<ProducerLoad> loadA =
       writeIm2colLoad(c, *a, t.bm(), t.stages, throughL1, why);
   if (failed(loadA))
@@ -299,7 +302,7 @@ FailureOr<Variant> cuda_agent::builtin::writeConvSpecialized(
   SpecializedProducer producer =
       writeCopyProducer(t, element, product.shape, c.K, true, b->kMajor,
                         {*loadA, *loadB});
-  producer.sharedBytes = t.bm() * kRowEntryBytes;
+  producer.sharedBytes = rowTableBytes(t);
   if (throughL1)
     producer.helpers = kL1CopyHelper;
   return writeSpecialized(region, product, t, element, producer,
@@ -310,7 +313,7 @@ void cuda_agent::builtin::addConvWgmmaVariants(
     const LinalgRegion &region, const ConvProduct &c,
     const SpecializedProduct &product, const GpuTarget &target,
     VariantList &list) {
-  if (std::strncmp(target.chip, "sm_90", 5) != 0)
+  if (!hasWgmma(target))
     return;
   // Tiles as wide as the output channels: 128 x 64 (four 24 KiB stages,
   // two blocks an SM so that one block's epilogue overlaps the other's
@@ -346,7 +349,7 @@ void cuda_agent::builtin::addConvWgmmaVariants(
   std::string reason;
   auto add = [&](const SpecializedTiling &t, bool l1) {
     // Each block's shared memory and the 1 KiB the SM keeps for it.
-    int64_t bytes = t.sharedBytes() + t.bm() * kRowEntryBytes;
+    int64_t bytes = t.sharedBytes() + rowTableBytes(t);
     if (t.blocks * (bytes + 1024) > target.maxSharedBytesPerBlock + 1024 ||
         !t.tileFits())
       return;

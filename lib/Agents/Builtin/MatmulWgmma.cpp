@@ -74,8 +74,35 @@ constexpr WgmmaElement kTf32Element{"tf32", 4};
 
 } // namespace
 
+WgmmaElement cuda_agent::builtin::halfElement(Type type) {
+  return {type.isBF16() ? "bf16" : "f16", 2};
+}
+
 WgmmaElement cuda_agent::builtin::halfElement(const Contraction &c) {
-  return {elementOf(c.a).isBF16() ? "bf16" : "f16", 2};
+  return halfElement(elementOf(c.a));
+}
+
+bool cuda_agent::builtin::hasWgmma(const GpuTarget &target) {
+  return std::strncmp(target.chip, "sm_90", 5) == 0;
+}
+
+int64_t cuda_agent::builtin::tileCount(const SpecializedTiling &t,
+                                       const ProductShape &shape) {
+  return (shape.N + t.bn - 1) / t.bn * ((shape.M + t.bm() - 1) / t.bm());
+}
+
+std::string cuda_agent::builtin::persistentTileLoop(const SpecializedTiling &t,
+                                                    const ProductShape &shape,
+                                                    int indent) {
+  std::string pad(indent, ' ');
+  return llvm::formatv("{4}int step = 0;\n"
+                       "{4}for (long long tile = blockIdx.x; tile < {0}LL; "
+                       "tile += gridDim.x) {{\n"
+                       "{4}const long long m0 = (tile / {1}) * {2}, n0 = (tile "
+                       "% {1}) * {3};\n",
+                       tileCount(t, shape), (shape.N + t.bn - 1) / t.bn,
+                       t.bm(), t.bn, pad)
+      .str();
 }
 
 OperandLayout cuda_agent::builtin::layoutOf(const Contraction &c, bool isA) {
@@ -527,17 +554,8 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
              .str();
   // A persistent block's consumers take its tiles in the producer's order,
   // counting their steps over all of them (`step`).
-  int64_t columnTiles = (shape.N + t.bn - 1) / t.bn;
-  int64_t tiles = columnTiles * ((shape.M + t.bm() - 1) / t.bm());
   if (persistent)
-    src += llvm::formatv(
-               "  int step = 0;\n"
-               "  for (long long tile = blockIdx.x; tile < {0}LL; tile += "
-               "gridDim.x) {{\n"
-               "  const long long m0 = (tile / {1}) * {2}, n0 = (tile % {1}) "
-               "* {3};\n",
-               tiles, columnTiles, t.bm(), t.bn)
-               .str();
+    src += persistentTileLoop(t, shape, 2);
   MmaTiling store{16, t.bn, kStepK, 1, 1};
   src += tiles::mmaAccumulators(store, product.init);
   int promote = t.promoteSteps;
@@ -664,7 +682,8 @@ FailureOr<Variant> cuda_agent::builtin::writeSpecialized(
       t.sharedBytes() + producer.sharedBytes, why);
   // A persistent grid: at most a block a tile.
   if (succeeded(variant) && persistent)
-    variant->launches.front().grid = {std::min(t.grid, tiles), 1, 1};
+    variant->launches.front().grid = {std::min(t.grid, tileCount(t, shape)),
+                                      1, 1};
   return variant;
 }
 
@@ -675,8 +694,7 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
   bool f32 = elementOf(c.a).isF32() && elementOf(c.b).isF32();
   if (!hasHalfOperands(c) && !f32)
     return;
-  // wgmma is sm_90's alone (and needs its arch-specific build, sm_90a).
-  if (std::strncmp(target.chip, "sm_90", 5) != 0)
+  if (!hasWgmma(target))
     return;
   int64_t bigTiles = (c.M + 127) / 128 * ((c.N + 255) / 256) * c.batches;
   std::string reason;

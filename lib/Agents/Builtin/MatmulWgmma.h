@@ -41,8 +41,13 @@ struct WgmmaElement {
   bool isTf32() const { return bytes == 4; }
 };
 
-/// The 16-bit element of `c`'s operands (both f16 or both bf16).
+/// The 16-bit element `type` (f16 or bf16), or that of `c`'s operands.
+WgmmaElement halfElement(Type type);
 WgmmaElement halfElement(const Contraction &c);
+
+/// Whether `target` is sm_90, whose arch-specific build (sm_90a) alone has
+/// wgmma.
+bool hasWgmma(const GpuTarget &target);
 
 /// How one operand's tile is laid out in shared memory and filled.
 struct OperandLayout {
@@ -205,6 +210,15 @@ FailureOr<ProducerLoad> writeProducerLoad(const ProducerSource &source,
 /// product into the stage with cp.async (`loads`: A's at stage offset `oa`,
 /// B's at `ob`) and let the stage's full barrier complete when their copies
 /// land (cp.async.mbarrier.arrive.noinc, one arrival a thread).
+/// The `t.bm()` x `t.bn` tiles of `shape`.
+int64_t tileCount(const SpecializedTiling &t, const ProductShape &shape);
+
+/// The head of a persistent block's loop over its tiles of `shape` (tiling
+/// `t`, `indent` spaces in): the steps counted over all of them (`step`),
+/// each tile's first row `m0` and column `n0`; the caller closes the loop.
+std::string persistentTileLoop(const SpecializedTiling &t,
+                               const ProductShape &shape, int indent);
+
 /// A persistent tiling's producer (`t.grid`) loops over its block's tiles
 /// of `shape`, each tile's `setup` statements before its steps.
 SpecializedProducer writeCopyProducer(const SpecializedTiling &t,

@@ -158,20 +158,9 @@ SpecializedProducer cuda_agent::builtin::writeCopyProducer(
   // all its tiles too (`step`), which the stages and phases follow.
   bool persistent = t.grid > 0;
   StringRef counter = persistent ? "step" : "lt";
-  std::string tileLoop;
-  if (persistent) {
-    int64_t columnTiles = (shape.N + t.bn - 1) / t.bn;
-    int64_t tiles = columnTiles * ((shape.M + t.bm() - 1) / t.bm());
-    tileLoop = llvm::formatv(
-        "    int step = 0;\n"
-        "    for (long long tile = blockIdx.x; tile < {0}LL; tile += "
-        "gridDim.x) {{\n"
-        "    const long long m0 = (tile / {1}) * {2}, n0 = (tile % {1}) * "
-        "{3};\n",
-        tiles, columnTiles, t.bm(), t.bn);
-  }
   producer.text =
-      tileLoop + loads[0].setup + loads[1].setup +
+      (persistent ? persistentTileLoop(t, shape, 4) : std::string()) +
+      loads[0].setup + loads[1].setup +
       llvm::formatv(
           "    for (int lt = 0; lt < {0}; ++lt{5}) {{\n"
           "      const int s = {6} % {1};\n"
