@@ -550,7 +550,8 @@ void inlineResourceConstants(Operation *op) {
 void cuda_agent::generalizeElementwiseOps(Operation *op) {
   SmallVector<linalg::LinalgOp> named;
   op->walk([&](linalg::LinalgOp linalgOp) {
-    if (!isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(linalgOp) &&
+    if (!isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp,
+             linalg::TransposeOp, linalg::BroadcastOp>(linalgOp) &&
         linalg::isElementwise(linalgOp))
       named.push_back(linalgOp);
   });
@@ -617,7 +618,7 @@ FailureOr<IreeModuleExport> cuda_agent::buildIreeModule(ModuleOp module,
 }
 
 LogicalResult cuda_agent::exportForIree(ModuleOp module, StringRef dir,
-                                        StringRef chip) {
+                                        StringRef chip, ModuleOp input) {
   FailureOr<IreeModuleExport> exported = buildIreeModule(module, chip);
   if (failed(exported))
     return failure();
@@ -642,9 +643,10 @@ LogicalResult cuda_agent::exportForIree(ModuleOp module, StringRef dir,
   llvm::erase(flagsFile, '_');
   flagsFile += ".flags";
   std::string mlirFile = exported->name + ".iree.mlir";
-  if (failed(write(mlirFile, exported->text)) ||
+  FailureOr<std::string> spec = buildIreeSpec(module, *exported, chip, input);
+  if (failed(spec) || failed(write(mlirFile, exported->text)) ||
       failed(write(flagsFile, ireeTargetFlags(chip))) ||
-      failed(write(kIreeSpecFile, buildIreeSpec(module, *exported, chip))))
+      failed(write(kIreeSpecFile, *spec)))
     return failure();
   for (const auto &[file, bytes] : exported->cubins)
     if (failed(write("objects/" + file, bytes)))

@@ -9,12 +9,14 @@
 // `hal.dispatch.extern` ops as in `<module>.iree.mlir`, inlined
 // (`transform.util.cast_and_call inline_call`). IREE 3.13 runs the spec on
 // its own form of the module: functions inlined, `util.func`, constants
-// hoisted out of linalg bodies and CSE'd. A region whose pattern cannot match
-// that form is left out, with the reason.
+// hoisted out of linalg bodies and CSE'd. A region is in the spec only when
+// its pattern occurs in the user's module in that form (IreeSpecPattern.h);
+// the others are left out, with the reason.
 //
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Export/IreeExport.h"
+#include "cuda-agent/Export/IreeSpecPattern.h"
 #include "cuda-agent/Outline/RegionOutliner.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,11 +31,6 @@ using namespace mlir::cuda_agent;
 
 namespace {
 
-/// The attribute that makes IREE's matcher compare only an op's name (and
-/// not follow its operands): on `tensor.empty`, which IREE CSEs across
-/// regions before the spec runs.
-constexpr llvm::StringLiteral kNameOnlyAttr = "match.operation_name_only";
-
 /// Why IREE 3.13's matcher cannot find `func`'s body in a module, or
 /// nothing when it can.
 std::optional<std::string> findUnmatchable(func::FuncOp func) {
@@ -47,18 +44,10 @@ std::optional<std::string> findUnmatchable(func::FuncOp func) {
   if (!result.getDefiningOp())
     return std::string("the region returns its argument");
   for (BlockArgument arg : func.getArguments()) {
-    size_t uses = llvm::range_size(arg.getUses());
-    if (uses == 0)
+    if (arg.use_empty())
       return llvm::formatv("argument {0} is unused, and the matcher binds "
                            "only the inputs its ops read",
                            arg.getArgNumber())
-          .str();
-    if (uses > 1)
-      return llvm::formatv(
-                 "argument {0} is read by {1} operands; IREE 3.13's "
-                 "cast_compatible_dag_from_root rejects an input read more "
-                 "than once (\"input operand with conflicting uses\")",
-                 arg.getArgNumber(), uses)
           .str();
   }
   for (Operation &op : body.without_terminator()) {
@@ -87,14 +76,12 @@ std::optional<std::string> findUnmatchable(func::FuncOp func) {
   return std::nullopt;
 }
 
-/// The matcher of `func`'s body: its ops as the pattern, rooted at the op
-/// that defines its result; `tensor.empty` compared by name only.
-std::string writeMatcher(func::FuncOp func, StringRef name) {
-  OwningOpRef<func::FuncOp> pattern(func.clone());
-  generalizeElementwiseOps(*pattern);
-  pattern->walk([&](tensor::EmptyOp empty) {
-    empty->setAttr(kNameOnlyAttr, UnitAttr::get(func.getContext()));
-  });
+/// The matcher of a region: its pattern (IreeSpecPattern.h) rooted at the
+/// op that defines its result. When an argument is read more than once,
+/// the values bound to its copies must be one (two handles merged without
+/// duplicates hold one value), and the matcher yields the region's own
+/// arguments only, in order.
+std::string writeMatcher(const IreeSpecPattern &pattern, StringRef name) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "  transform.named_sequence @match_" << name
@@ -103,8 +90,8 @@ std::string writeMatcher(func::FuncOp func, StringRef name) {
      << "    %ins, %outs = transform.iree.match.cast_compatible_dag_from_root "
         "%root {\n"
      << "    ^bb0(";
-  AsmState state(*pattern);
-  Block &body = pattern->getBody().front();
+  AsmState state(pattern.func.get());
+  Block &body = pattern.func.get().getBody().front();
   llvm::interleaveComma(body.getArguments(), os, [&](BlockArgument arg) {
     arg.printAsOperand(os, state);
     os << ": " << arg.getType();
@@ -116,9 +103,63 @@ std::string writeMatcher(func::FuncOp func, StringRef name) {
     os << "\n";
   }
   os << "    } : (!transform.any_op) -> (!transform.any_value, "
-        "!transform.any_value)\n"
-     << "    transform.yield %ins, %outs : !transform.any_value, "
-        "!transform.any_value\n  }\n";
+        "!transform.any_value)\n";
+  size_t bound = pattern.regionArgument.size();
+  size_t own = pattern.regionArguments();
+  if (own == bound) {
+    os << "    transform.yield %ins, %outs : !transform.any_value, "
+          "!transform.any_value\n  }\n";
+    return text;
+  }
+  // A matcher holds match ops only (no split_handle): each argument's value
+  // is reached from the root through the producers of operands.
+  constexpr llvm::StringLiteral value = "!transform.any_value";
+  constexpr llvm::StringLiteral count = "!transform.param<i64>";
+  Operation *root = body.getTerminator()->getPrevNode();
+  llvm::DenseMap<Operation *, std::pair<Operation *, unsigned>> reachedFrom;
+  SmallVector<Operation *> frontier = {root};
+  reachedFrom[root] = {nullptr, 0};
+  while (!frontier.empty()) {
+    Operation *op = frontier.pop_back_val();
+    if (op->hasAttr(kIreeNameOnlyAttr))
+      continue;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Operation *producer = operand.get().getDefiningOp();
+      if (producer && reachedFrom.try_emplace(producer, op, operand.getOperandNumber()).second)
+        frontier.push_back(producer);
+    }
+  }
+  unsigned handles = 0;
+  auto handleOf = [&](auto &self, Operation *op) -> std::string {
+    auto [consumer, operand] = reachedFrom.lookup(op);
+    if (!consumer)
+      return "%root";
+    std::string from = self(self, consumer);
+    std::string name = "%op" + std::to_string(handles++);
+    os << "    " << name << " = transform.get_producer_of_operand " << from << "["
+       << operand << "] : (!transform.any_op) -> !transform.any_op\n";
+    return name;
+  };
+  for (BlockArgument arg : body.getArguments()) {
+    OpOperand &use = *arg.getUses().begin();
+    std::string owner = handleOf(handleOf, use.getOwner());
+    os << "    %in" << arg.getArgNumber() << " = transform.get_operand " << owner
+       << "[" << use.getOperandNumber() << "] : (!transform.any_op) -> "
+       << value << "\n";
+  }
+  os << "    %one = transform.param.constant 1 : i64 -> " << count << "\n";
+  for (size_t copy = own; copy < bound; ++copy) {
+    os << "    %same" << copy << " = transform.merge_handles deduplicate %in"
+       << pattern.regionArgument[copy] << ", %in" << copy << " : " << value
+       << "\n    %count" << copy << " = transform.num_associations %same"
+       << copy << " : (" << value << ") -> " << count
+       << "\n    transform.match.param.cmpi eq %count" << copy << ", %one : "
+       << count << "\n";
+  }
+  os << "    %args = transform.merge_handles ";
+  llvm::interleaveComma(llvm::seq(own), os, [&](size_t i) { os << "%in" << i; });
+  os << " : " << value << "\n    transform.yield %args, %outs : " << value
+     << ", " << value << "\n  }\n";
   return text;
 }
 
@@ -147,8 +188,16 @@ std::string writeReplacement(StringRef name, StringRef dispatchFunction) {
 
 } // namespace
 
-std::string cuda_agent::buildIreeSpec(ModuleOp module, IreeModuleExport &exported,
-                                      StringRef chip) {
+FailureOr<std::string> cuda_agent::buildIreeSpec(ModuleOp module,
+                                                 IreeModuleExport &exported,
+                                                 StringRef chip, ModuleOp input) {
+  std::optional<OwningOpRef<ModuleOp>> userForm;
+  if (input) {
+    FailureOr<OwningOpRef<ModuleOp>> form = ireePreprocessingForm(input);
+    if (failed(form))
+      return failure();
+    userForm = std::move(*form);
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "// " << exported.name
@@ -168,7 +217,17 @@ std::string cuda_agent::buildIreeSpec(ModuleOp module, IreeModuleExport &exporte
       region.specReason = "the region function is missing";
       continue;
     }
-    if (std::optional<std::string> why = findUnmatchable(func)) {
+    std::optional<std::string> why = findUnmatchable(func);
+    IreeSpecPattern pattern = buildIreeSpecPattern(func);
+    if (!why && !userForm)
+      why = "no input module to look for the region in (the export checks "
+            "each pattern against the module given to --agent-lower, or to "
+            "agent-export-iree's `input`)";
+    if (!why && !ireePatternOccursIn(pattern, userForm->get()))
+      why = "its ops do not occur in the input module as IREE sees it "
+            "(the outliner rewrote them: reshapes folded, unit dimensions "
+            "dropped, a named op decomposed or results erased)";
+    if (why) {
       region.specReason = *why;
       os << "// @" << region.function << ": not matched: " << *why << "\n";
       continue;
@@ -178,7 +237,7 @@ std::string cuda_agent::buildIreeSpec(ModuleOp module, IreeModuleExport &exporte
     defs << "  util.func private @" << dispatchFunction << region.signature
          << " {\n"
          << region.body << "  util.return " << region.returned << "\n  }\n";
-    defs << writeMatcher(func, region.function);
+    defs << writeMatcher(pattern, region.function);
     defs << writeReplacement(region.function, dispatchFunction);
     pairs += (pairs.empty() ? "" : ",\n            ") + ("@match_" + region.function) +
              " -> @replace_" + region.function;

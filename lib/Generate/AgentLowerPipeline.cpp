@@ -1,6 +1,7 @@
 //===- AgentLowerPipeline.cpp - The --agent-lower pipeline ----------------===//
 
 #include "cuda-agent/Generate/AgentLowerPipeline.h"
+#include "cuda-agent/Export/AgentExportIree.h"
 #include "cuda-agent/Pipelines/DefaultLoweringPipeline.h"
 #include "cuda-agent/Transforms/Passes.h"
 
@@ -12,6 +13,13 @@ using namespace mlir::cuda_agent;
 LogicalResult
 cuda_agent::buildAgentLowerPipeline(OpPassManager &pm,
                                     const AgentLowerOptions &options) {
+  // The IREE export's spec looks for the regions in the module as given.
+  std::shared_ptr<IreeInputSnapshot> input;
+  if (!options.exportTo.empty()) {
+    input = std::make_shared<IreeInputSnapshot>();
+    pm.addPass(createIreeInputSnapshotPass(input));
+  }
+
   AgentOutlinePassOptions outline;
   outline.fusion = options.fusion;
   pm.addPass(createAgentOutlinePass(outline));
@@ -39,7 +47,7 @@ cuda_agent::buildAgentLowerPipeline(OpPassManager &pm,
     AgentExportIreePassOptions exportIree;
     exportIree.dir = dir.str();
     exportIree.chip = options.chip;
-    pm.addPass(createAgentExportIreePass(exportIree));
+    pm.addPass(createAgentExportIreePass(exportIree, input));
   }
 
   // The default lowering splices the kernels agent-generate attached; with

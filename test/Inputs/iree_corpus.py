@@ -1,6 +1,8 @@
 """Exports every whole program of test/Programs for IREE and compiles each
 export with iree-compile for CUDA sm_90, listing the programs that fail with
-the reason (iree-compile's first error).
+the reason (iree-compile's first error). Each program whose spec.mlir claims
+regions is compiled as written with the spec too, and the regions IREE
+replaced (their dispatch functions imported) are compared with the claims.
 
 The kernels are the builtin agent's, accepted by the stand-in runner
 (Inputs/runner/fake-runner.py, FAKE_RUNNER=accept): this checks that the
@@ -71,6 +73,22 @@ def main():
             entry["status"] = "compiled"
         else:
             entry.update(status="iree-compile-failed", reason=first_error(compile_.stderr))
+        claimed = sorted(r["function"] for r in regions if r.get("spec") == "matched")
+        if claimed:
+            with_spec = subprocess.run(
+                [args.iree_compile, os.path.join(args.programs, name + ".mlir"),
+                 "@" + os.path.join(out, "iree", "sm90.flags"),
+                 "--iree-preprocessing-transform-spec-filename=" +
+                 os.path.join(out, "iree", "spec.mlir"),
+                 "--compile-to=preprocessing", "-o", "-"], capture_output=True, text=True)
+            if with_spec.returncode != 0:
+                entry["spec_check"] = "not checked: " + first_error(with_spec.stderr)
+            else:
+                replaced = sorted(set(re.findall(r"util\.func private @cuda_agent_(\w+)\(",
+                                                 with_spec.stdout)))
+                entry["spec_check"] = ("replaced as claimed" if replaced == claimed else
+                                       f"SPEC MISMATCH: claimed {claimed}, IREE replaced {replaced}")
+                entry["spec_replaced"] = len(replaced)
         return entry
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
@@ -83,12 +101,17 @@ def main():
                 f"{entry['regions']} regions exported, {entry['spec_matched']} in the spec")
         if "reason" in entry:
             line += f": {entry['reason']}"
+        if "spec_check" in entry:
+            line += f"; spec: {entry['spec_check']}"
         print(line)
         for function, reason in entry["left_to_iree"].items():
             print(f"  @{function} left to IREE: {reason}")
     compiled = sum(r["status"] == "compiled" for r in results)
     print(f"{compiled} of {len(results)} programs compiled by iree-compile; "
-          f"{sum(r.get('exported', 0) for r in results)} regions exported")
+          f"{sum(r.get('exported', 0) for r in results)} regions exported; "
+          f"{sum(r.get('spec_matched', 0) for r in results)} in the specs, "
+          f"{sum(r.get('spec_replaced', 0) for r in results)} of them replaced by IREE "
+          f"in the programs as written")
     json.dump(results, open(os.path.join(args.out, "corpus.json"), "w"), indent=1)
     return 1 if any(r["status"] == "export-failed" for r in results) else 0
 

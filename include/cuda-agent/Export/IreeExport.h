@@ -82,7 +82,8 @@ std::string ireeExecutableTarget(StringRef chip);
 
 /// Rewrites the named elementwise ops in `op` (linalg.add, linalg.exp, ...)
 /// as linalg.generic: IREE 3.13's linalg no longer has them ("custom op
-/// 'linalg.add' is unknown"). Contractions, fills and copies stay named.
+/// 'linalg.add' is unknown"). Contractions, fills, copies, transposes and
+/// broadcasts (which it has) stay named.
 void generalizeElementwiseOps(Operation *op);
 
 /// Builds the IREE form of `module`, an outlined module on tensors after
@@ -92,11 +93,13 @@ FailureOr<IreeModuleExport> buildIreeModule(ModuleOp module, StringRef chip);
 /// The transform-dialect preprocessing spec (DIR/spec.mlir) that replaces
 /// the exported regions of `exported` in a user's own module with their
 /// dispatches: per region whose body IREE 3.13's
-/// `transform.iree.match.cast_compatible_dag_from_root` can find, a
-/// matcher (the body of `module`'s region function as the pattern) and an
-/// action (the dispatches, inlined). Sets every region's `specReason`
-/// (empty when the spec has it).
-std::string buildIreeSpec(ModuleOp module, IreeModuleExport &exported, StringRef chip);
+/// `transform.iree.match.cast_compatible_dag_from_root` finds in `input`
+/// (the module the user compiles, before outlining), a matcher (the body of
+/// `module`'s region function as the pattern) and an action (the
+/// dispatches, inlined). Sets every region's `specReason` (empty when the
+/// spec has it). Without `input` no region is in the spec.
+FailureOr<std::string> buildIreeSpec(ModuleOp module, IreeModuleExport &exported,
+                                     StringRef chip, ModuleOp input);
 
 /// The `iree-compile` flag selecting a CUDA device with an explicit `chip`
 /// target (IREE 3.13 knows no `sm_90` by name), one response-file line.
@@ -104,8 +107,11 @@ std::string ireeTargetFlags(StringRef chip);
 
 /// Writes DIR/<name>.iree.mlir, DIR/<chip>.flags, the embedded cubins under
 /// DIR/objects/, DIR/<name>.iree.json (what was exported, with each
-/// kernel's alignment) and DIR/README (the iree-compile command).
-LogicalResult exportForIree(ModuleOp module, StringRef dir, StringRef chip);
+/// kernel's alignment), DIR/spec.mlir (the preprocessing spec for `input`,
+/// the module before outlining; may be null) and DIR/README (the
+/// iree-compile commands).
+LogicalResult exportForIree(ModuleOp module, StringRef dir, StringRef chip,
+                            ModuleOp input);
 
 } // namespace mlir::cuda_agent
 

@@ -154,6 +154,8 @@ def AgentExportIreePass : Pass<"agent-export-iree", "::mlir::ModuleOp"> {
     `DIR/README` with the commands. The module is text, which IREE 3.13
     parses (not MLIR 22's bytecode); named elementwise ops (`linalg.add`,
     ...), which IREE 3.13 no longer has, are written as `linalg.generic`.
+    `DIR/spec.mlir` replaces the regions in the user's own module; it has
+    the regions whose ops occur in the module before outlining (`input`).
 
     Example:
     ```
@@ -167,6 +169,10 @@ def AgentExportIreePass : Pass<"agent-export-iree", "::mlir::ModuleOp"> {
            "`dir=build/iree`.">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "The GPU architecture of the cubins, for example `chip=sm_90`.">,
+    Option<"input", "input", "std::string", /*default=*/"",
+           "The module before outlining (a file), in which the preprocessing "
+           "spec looks for each region; under --agent-lower, the pipeline's "
+           "input. Without it the spec replaces no region.">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -1,0 +1,159 @@
+//===- IreeSpecPattern.cpp - A region's ops as an IREE spec pattern -------===//
+//
+// The pattern the preprocessing spec gives
+// `transform.iree.match.cast_compatible_dag_from_root`, and the check that
+// it occurs in the user's module as IREE 3.13 sees it when the spec runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Export/IreeSpecPattern.h"
+#include "cuda-agent/Export/IreeExport.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+
+IreeSpecPattern cuda_agent::buildIreeSpecPattern(func::FuncOp region) {
+  IreeSpecPattern pattern;
+  pattern.func = region.clone();
+  func::FuncOp func = *pattern.func;
+  generalizeElementwiseOps(func);
+  func.walk([&](tensor::EmptyOp empty) {
+    empty->setAttr(kIreeNameOnlyAttr, UnitAttr::get(func.getContext()));
+  });
+  unsigned regionArguments = func.getNumArguments();
+  for (unsigned i = 0; i < regionArguments; ++i)
+    pattern.regionArgument.push_back(i);
+  for (unsigned i = 0; i < regionArguments; ++i) {
+    BlockArgument arg = func.getArgument(i);
+    SmallVector<OpOperand *> uses = llvm::map_to_vector(
+        arg.getUses(), [](OpOperand &use) { return &use; });
+    // Uses are listed last first; the first in the body keeps the argument.
+    llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+      if (a->getOwner() != b->getOwner())
+        return a->getOwner()->isBeforeInBlock(b->getOwner());
+      return a->getOperandNumber() < b->getOperandNumber();
+    });
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      unsigned copy = func.getNumArguments();
+      (void)func.insertArgument(copy, arg.getType(), {}, arg.getLoc());
+      use->set(func.getArgument(copy));
+      pattern.regionArgument.push_back(i);
+    }
+  }
+  return pattern;
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+cuda_agent::ireePreprocessingForm(ModuleOp input) {
+  OwningOpRef<ModuleOp> form(input.clone());
+  generalizeElementwiseOps(*form);
+  PassManager pm(input.getContext());
+  pm.addPass(createInlinerPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (failed(pm.run(*form)))
+    return failure();
+  return form;
+}
+
+namespace {
+
+/// IREE's rule for an operand: a payload tensor that casts to the
+/// pattern's type (same rank and element type, static sizes equal).
+bool castsTo(Type payload, Type pattern) {
+  auto to = dyn_cast<RankedTensorType>(pattern);
+  if (!to)
+    return payload == pattern;
+  auto from = dyn_cast<RankedTensorType>(payload);
+  if (!from || from.getRank() != to.getRank() ||
+      from.getElementType() != to.getElementType())
+    return false;
+  for (auto [fromSize, toSize] : llvm::zip_equal(from.getShape(), to.getShape()))
+    if (!ShapedType::isDynamic(toSize) && fromSize != toSize)
+      return false;
+  return true;
+}
+
+/// The matcher on one candidate root: its ops from the root up through
+/// their operands, then their bodies.
+bool matchesAt(const IreeSpecPattern &pattern, Operation *root) {
+  Block &body = pattern.func.get().getBody().front();
+  Operation *patternRoot = body.getTerminator()->getPrevNode();
+  SmallVector<Value> inputs(body.getNumArguments());
+  llvm::DenseMap<Operation *, Operation *> paired;
+  SmallVector<std::pair<Operation *, Operation *>> order;
+  SmallVector<std::pair<Operation *, Operation *>> worklist = {{patternRoot, root}};
+  while (!worklist.empty()) {
+    auto [want, have] = worklist.pop_back_val();
+    if (want->hasAttr(kIreeNameOnlyAttr)) {
+      if (want->getName() != have->getName())
+        return false;
+      continue;
+    }
+    if (auto it = paired.find(want); it != paired.end()) {
+      if (it->second != have)
+        return false;
+      continue;
+    }
+    if (want->getName() != have->getName() ||
+        want->getAttrDictionary() != have->getAttrDictionary() ||
+        want->getNumResults() != have->getNumResults() ||
+        want->getNumOperands() != have->getNumOperands())
+      return false;
+    for (auto [wanted, had] : llvm::zip_equal(want->getOperands(), have->getOperands())) {
+      if (!castsTo(had.getType(), wanted.getType()))
+        return false;
+      if (auto arg = dyn_cast<BlockArgument>(wanted)) {
+        Value &bound = inputs[arg.getArgNumber()];
+        if (bound && bound != had)
+          return false;
+        bound = had;
+        continue;
+      }
+      Operation *producer = had.getDefiningOp();
+      if (!producer)
+        return false;
+      auto it = paired.find(wanted.getDefiningOp());
+      if (it != paired.end()) {
+        if (it->second != producer)
+          return false;
+        continue;
+      }
+      worklist.push_back({wanted.getDefiningOp(), producer});
+    }
+    paired[want] = have;
+    order.push_back({want, have});
+  }
+  for (auto [want, have] : order)
+    for (auto [wanted, had] : llvm::zip_equal(want->getRegions(), have->getRegions()))
+      if (!OperationEquivalence::isRegionEquivalentTo(
+              &wanted, &had, OperationEquivalence::IgnoreLocations))
+        return false;
+  for (auto [index, regionArgument] : llvm::enumerate(pattern.regionArgument))
+    if (!inputs[index] || inputs[index] != inputs[regionArgument])
+      return false;
+  return true;
+}
+
+} // namespace
+
+bool cuda_agent::ireePatternOccursIn(const IreeSpecPattern &pattern,
+                                     ModuleOp payload) {
+  Block &body = pattern.func.get().getBody().front();
+  OperationName rootName = body.getTerminator()->getPrevNode()->getName();
+  bool found = false;
+  payload.walk([&](Operation *op) {
+    if (op->getName() == rootName && matchesAt(pattern, op)) {
+      found = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
