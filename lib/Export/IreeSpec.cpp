@@ -22,7 +22,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -30,51 +29,6 @@ using namespace mlir;
 using namespace mlir::cuda_agent;
 
 namespace {
-
-/// Why IREE 3.13's matcher cannot find `func`'s body in a module, or
-/// nothing when it can.
-std::optional<std::string> findUnmatchable(func::FuncOp func) {
-  if (func.getNumResults() != 1)
-    return llvm::formatv("the region has {0} results; the matcher replaces "
-                         "the value of one root op",
-                         func.getNumResults())
-        .str();
-  Block &body = func.getBody().front();
-  Value result = body.getTerminator()->getOperand(0);
-  if (!result.getDefiningOp())
-    return std::string("the region returns its argument");
-  for (BlockArgument arg : func.getArguments()) {
-    if (arg.use_empty())
-      return llvm::formatv("argument {0} is unused, and the matcher binds "
-                           "only the inputs its ops read",
-                           arg.getArgNumber())
-          .str();
-  }
-  for (Operation &op : body.without_terminator()) {
-    std::optional<std::string> why;
-    op.walk([&](Operation *inner) {
-      if (inner == &op)
-        return WalkResult::advance();
-      if (matchPattern(inner, m_Constant())) {
-        why = "the body of its '" + op.getName().getStringRef().str() +
-              "' holds constants, which IREE hoists out of linalg bodies "
-              "before the spec runs";
-        return WalkResult::interrupt();
-      }
-      for (Value operand : inner->getOperands())
-        if (!op.isAncestor(operand.getParentBlock()->getParentOp())) {
-          why = "the body of its '" + op.getName().getStringRef().str() +
-                "' reads a value defined outside it (a constant hoisted out "
-                "of the body), which the matcher cannot follow";
-          return WalkResult::interrupt();
-        }
-      return WalkResult::advance();
-    });
-    if (why)
-      return why;
-  }
-  return std::nullopt;
-}
 
 /// The matcher of a region: its pattern (IreeSpecPattern.h) rooted at the
 /// op that defines its result. When an argument is read more than once,
@@ -217,8 +171,10 @@ FailureOr<std::string> cuda_agent::buildIreeSpec(ModuleOp module,
       region.specReason = "the region function is missing";
       continue;
     }
-    std::optional<std::string> why = findUnmatchable(func);
     IreeSpecPattern pattern = buildIreeSpecPattern(func);
+    std::optional<std::string> why;
+    if (!pattern.unmatchable.empty())
+      why = pattern.unmatchable;
     if (!why && !userForm)
       why = "no input module to look for the region in (the export checks "
             "each pattern against the module given to --agent-lower, or to "

@@ -10,19 +10,68 @@
 #include "cuda-agent/Export/IreeExport.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
+namespace {
+
+/// Canonicalization and CSE, as IREE runs them before the spec: constants
+/// hoisted out of linalg bodies and shared.
+LogicalResult canonicalize(Operation *op) {
+  PassManager pm(op->getContext(), op->getName().getStringRef());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  return pm.run(op);
+}
+
+/// Whether the matcher finds `pattern` rooted at `root`; with
+/// `copiesBoundToOne`, only when the copies of an argument are bound to the
+/// argument's value.
+bool matchesAt(const IreeSpecPattern &pattern, Operation *root,
+               bool copiesBoundToOne);
+
+} // namespace
+
 IreeSpecPattern cuda_agent::buildIreeSpecPattern(func::FuncOp region) {
   IreeSpecPattern pattern;
+  if (region.getNumResults() != 1) {
+    pattern.unmatchable = llvm::formatv("the region has {0} results; the "
+                                        "matcher replaces the value of one "
+                                        "root op",
+                                        region.getNumResults())
+                              .str();
+    return pattern;
+  }
   pattern.func = region.clone();
-  func::FuncOp func = *pattern.func;
+  func::FuncOp func = pattern.func.get();
   generalizeElementwiseOps(func);
+  if (failed(canonicalize(func))) {
+    pattern.unmatchable = "the region does not canonicalize";
+    return pattern;
+  }
+  Block &body = func.getBody().front();
+  Operation *root = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!root) {
+    pattern.unmatchable = "the region returns its argument";
+    return pattern;
+  }
+  root->moveBefore(body.getTerminator());
+  for (BlockArgument arg : func.getArguments())
+    if (arg.use_empty()) {
+      pattern.unmatchable = llvm::formatv("argument {0} is unused, and the "
+                                          "matcher binds only the inputs its "
+                                          "ops read",
+                                          arg.getArgNumber())
+                                .str();
+      return pattern;
+    }
   func.walk([&](tensor::EmptyOp empty) {
     empty->setAttr(kIreeNameOnlyAttr, UnitAttr::get(func.getContext()));
   });
@@ -45,6 +94,31 @@ IreeSpecPattern cuda_agent::buildIreeSpecPattern(func::FuncOp region) {
       use->set(func.getArgument(copy));
       pattern.regionArgument.push_back(i);
     }
+  }
+  // The matcher reaches values through operands only: a body that reads a
+  // value (a hoisted constant) no op of the region takes as an operand does
+  // not match, not even a copy of the region.
+  OwningOpRef<func::FuncOp> copy(func.clone());
+  if (!matchesAt(pattern, copy->getBody().front().getTerminator()->getPrevNode(),
+                 /*copiesBoundToOne=*/false)) {
+    Operation *reader = nullptr;
+    for (Operation &op : body.without_terminator())
+      if (!reader && op.getNumRegions() &&
+          op.walk([&](Operation *inner) {
+              if (inner == &op)
+                return WalkResult::advance();
+              for (Value operand : inner->getOperands())
+                if (!op.isAncestor(operand.getParentBlock()->getParentOp()))
+                  return WalkResult::interrupt();
+              return WalkResult::advance();
+            }).wasInterrupted())
+        reader = &op;
+    pattern.unmatchable =
+        reader ? "the body of its '" + reader->getName().getStringRef().str() +
+                     "' reads a value defined outside it (a constant IREE "
+                     "hoists out of the body) that no op of the region takes "
+                     "as an operand; IREE 3.13's matcher follows operands only"
+               : "the matcher does not find the region in its own ops";
   }
   return pattern;
 }
@@ -82,7 +156,8 @@ bool castsTo(Type payload, Type pattern) {
 
 /// The matcher on one candidate root: its ops from the root up through
 /// their operands, then their bodies.
-bool matchesAt(const IreeSpecPattern &pattern, Operation *root) {
+bool matchesAt(const IreeSpecPattern &pattern, Operation *root,
+               bool copiesBoundToOne) {
   Block &body = pattern.func.get().getBody().front();
   Operation *patternRoot = body.getTerminator()->getPrevNode();
   SmallVector<Value> inputs(body.getNumArguments());
@@ -130,13 +205,23 @@ bool matchesAt(const IreeSpecPattern &pattern, Operation *root) {
     paired[want] = have;
     order.push_back({want, have});
   }
-  for (auto [want, have] : order)
+  // Bodies are compared producers first, in one mapping that holds the
+  // results of the ops compared before: a body may read them.
+  IRMapping mapping;
+  auto check = [&](Value wanted, Value had) {
+    return success(mapping.lookupOrNull(wanted) == had);
+  };
+  auto mark = [&](Value wanted, Value had) { mapping.map(wanted, had); };
+  for (auto [want, have] : llvm::reverse(order)) {
     for (auto [wanted, had] : llvm::zip_equal(want->getRegions(), have->getRegions()))
       if (!OperationEquivalence::isRegionEquivalentTo(
-              &wanted, &had, OperationEquivalence::IgnoreLocations))
+              &wanted, &had, check, mark, OperationEquivalence::IgnoreLocations))
         return false;
+    mapping.map(want->getResults(), have->getResults());
+  }
   for (auto [index, regionArgument] : llvm::enumerate(pattern.regionArgument))
-    if (!inputs[index] || inputs[index] != inputs[regionArgument])
+    if (!inputs[index] ||
+        (copiesBoundToOne && inputs[index] != inputs[regionArgument]))
       return false;
   return true;
 }
@@ -149,7 +234,8 @@ bool cuda_agent::ireePatternOccursIn(const IreeSpecPattern &pattern,
   OperationName rootName = body.getTerminator()->getPrevNode()->getName();
   bool found = false;
   payload.walk([&](Operation *op) {
-    if (op->getName() == rootName && matchesAt(pattern, op)) {
+    if (op->getName() == rootName &&
+        matchesAt(pattern, op, /*copiesBoundToOne=*/true)) {
       found = true;
       return WalkResult::interrupt();
     }

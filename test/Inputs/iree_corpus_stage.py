@@ -6,6 +6,8 @@ verification jobs of every region: the builtin agent's candidates, accepted
 there by the stand-in runner) and writes, per program that compiled, OUT/<name>/:
 
   exported.vmfb          the export
+  spec.vmfb              the program as written compiled with the export's
+                         spec, when IREE replaced regions in it
   jobs/                  the regions' verification jobs (no results), which the
                          GPU run verifies with cuda-agent-run --jobs first
   in<i>.npy, ref<j>.npy  the inputs and the program's CPU reference outputs on
@@ -83,6 +85,11 @@ def stage_program(name, build, programs, out, tools, reference):
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     shutil.copy(source / f"{name}.vmfb", target / "exported.vmfb")
+    spec_regions = [r["function"] for r in manifest["regions"] if r.get("spec") == "matched"]
+    if (source / f"{name}.spec.vmfb").exists():
+        shutil.copy(source / f"{name}.spec.vmfb", target / "spec.vmfb")
+    else:
+        spec_regions = []
     regions = []
     for region in manifest["regions"]:
         entry = {"function": region["function"], "exported": region["exported"]}
@@ -112,7 +119,8 @@ def stage_program(name, build, programs, out, tools, reference):
     rtol, atol = reference.TOLERANCES[dtype]
     (target / "program.json").write_text(json.dumps(
         {"function": function, "inputs": len(inputs), "outputs": len(outputs),
-         "rtol": rtol, "atol": atol, "regions": regions}, indent=1))
+         "rtol": rtol, "atol": atol, "regions": regions, "spec_regions": spec_regions},
+        indent=1))
     exported = sum(r["exported"] for r in regions)
     unmatched = [r["function"] for r in regions if r["exported"] and not r["candidate"]]
     note = f"; no candidate has the cubins of {unmatched}" if unmatched else ""

@@ -29,14 +29,19 @@ namespace mlir::cuda_agent {
 inline constexpr llvm::StringLiteral kIreeNameOnlyAttr =
     "match.operation_name_only";
 
-/// A region function's body as the matcher's pattern: named elementwise ops
-/// written generic (as the user's module for IREE has them), `tensor.empty`
-/// compared by name only, and every read of an argument after its first
-/// given an argument of its own. IREE 3.13's matcher rejects a block
-/// argument read twice ("input operand with conflicting uses"), so the
-/// spec checks instead that the values bound to the copies are the same.
+/// A region function's body as the matcher's pattern, in the form IREE
+/// gives the user's module: named elementwise ops written generic,
+/// canonicalized and CSE'd (constants hoisted out of bodies and shared), the
+/// root (the op defining the result) last, `tensor.empty` compared by name
+/// only, and every read of an argument after its first given an argument
+/// of its own. IREE 3.13's matcher rejects a block argument read twice
+/// ("input operand with conflicting uses"), so the spec checks instead that
+/// the values bound to the copies are the same.
 struct IreeSpecPattern {
   OwningOpRef<func::FuncOp> func;
+  /// Why IREE 3.13's matcher cannot find the region in any module (then
+  /// `func` may be null); empty when it can.
+  std::string unmatchable;
   /// For each argument of the pattern, the region argument it stands for:
   /// the first arguments are the region's own, in order; the copies follow.
   SmallVector<unsigned> regionArgument;
