@@ -41,37 +41,29 @@ bool matchesAt(const IreeSpecPattern &pattern, Operation *root,
 
 IreeSpecPattern cuda_agent::buildIreeSpecPattern(func::FuncOp region) {
   IreeSpecPattern pattern;
-  if (region.getNumResults() != 1) {
-    pattern.unmatchable = llvm::formatv("the region has {0} results; the "
-                                        "matcher replaces the value of one "
-                                        "root op",
-                                        region.getNumResults())
-                              .str();
-    return pattern;
-  }
+  auto refuse = [&](const Twine &why) {
+    pattern.unmatchable = why.str();
+    return std::move(pattern);
+  };
+  if (region.getNumResults() != 1)
+    return refuse(llvm::formatv("the region has {0} results; the matcher "
+                                "replaces the value of one root op",
+                                region.getNumResults()));
   pattern.func = region.clone();
   func::FuncOp func = pattern.func.get();
   generalizeElementwiseOps(func);
-  if (failed(canonicalize(func))) {
-    pattern.unmatchable = "the region does not canonicalize";
-    return pattern;
-  }
+  if (failed(canonicalize(func)))
+    return refuse("the region does not canonicalize");
   Block &body = func.getBody().front();
   Operation *root = body.getTerminator()->getOperand(0).getDefiningOp();
-  if (!root) {
-    pattern.unmatchable = "the region returns its argument";
-    return pattern;
-  }
+  if (!root)
+    return refuse("the region returns its argument");
   root->moveBefore(body.getTerminator());
   for (BlockArgument arg : func.getArguments())
-    if (arg.use_empty()) {
-      pattern.unmatchable = llvm::formatv("argument {0} is unused, and the "
-                                          "matcher binds only the inputs its "
-                                          "ops read",
-                                          arg.getArgNumber())
-                                .str();
-      return pattern;
-    }
+    if (arg.use_empty())
+      return refuse(llvm::formatv("argument {0} is unused, and the matcher "
+                                  "binds only the inputs its ops read",
+                                  arg.getArgNumber()));
   func.walk([&](tensor::EmptyOp empty) {
     empty->setAttr(kIreeNameOnlyAttr, UnitAttr::get(func.getContext()));
   });
