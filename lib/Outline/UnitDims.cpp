@@ -58,13 +58,10 @@ struct CreatedContractions : RewriterBase::Listener {
 /// product only when the memory-bound kernels that take those can take it
 /// with what the outliner fuses with it: it accumulates from a fill (a
 /// product that starts from a bias keeps its rank and the matmul kernels,
-/// which read the bias), and a vecmat (one row) has no elementwise epilogue
-/// unless its matrix is a transpose (it then becomes a matvec, whose row
-/// kernels take epilogues; the column-reduction kernels of a vecmat do not),
-/// and a matvec's vector is not computed by an elementwise generic (a layer
-/// norm's normalization before a linear layer on one row: the outliner fuses
-/// it as a prologue over the reduced dimension, which the row kernels do not
-/// read).
+/// which read the bias), and a matvec's vector is not computed by an
+/// elementwise generic (a layer norm's normalization before a linear layer
+/// on one row: the outliner fuses it as a prologue over the reduced
+/// dimension, which the row kernels do not read).
 static bool mayRankReduce(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
     return false;
@@ -87,16 +84,14 @@ static bool mayRankReduce(linalg::LinalgOp op) {
     return true;
   if (!init.getDefiningOp<linalg::FillOp>())
     return false;
+  // A vecmat takes an elementwise epilogue: the split column reductions run
+  // it in their finish launch.
   bool toVecmat = unit(dims->m) && !unit(dims->n);
-  bool hasEpilogue = llvm::any_of(op->getUsers(), [](Operation *user) {
-    auto linalgUser = dyn_cast<linalg::LinalgOp>(user);
-    return linalgUser && linalgUser.getNumReductionLoops() == 0;
-  });
   bool ofTranspose =
       isa<linalg::MatmulOp>(op) &&
       op.getDpsInputOperand(1)->get().getDefiningOp<linalg::TransposeOp>();
   if (toVecmat && !ofTranspose)
-    return !hasEpilogue;
+    return true;
   // A matvec (a vecmat of a transpose becomes one).
   Value vector = op.getDpsInputOperand(toVecmat ? 0 : 1)->get();
   auto producer = vector.getDefiningOp<linalg::GenericOp>();

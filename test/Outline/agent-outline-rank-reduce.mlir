@@ -129,12 +129,15 @@ func.func @linear_one_feature(%x: tensor<32x128xf32>, %w: tensor<1x128xf32>, %b:
 
 // -----
 
-// One row with an epilogue keeps its rank and the matmul kernels: the
-// column-reduction kernels of a vecmat do not fuse one (a linear layer's
-// transposed weight makes it a matvec instead, above).
+// One row with an epilogue is a vecmat with it: the split column reductions
+// run the epilogue in their finish launch (a linear layer's transposed
+// weight makes it a matvec instead, above).
 // CHECK-LABEL: func.func @one_row_bias(
-// CHECK-NEXT: call @one_row_bias_region0(%arg0, %arg1, %arg2) : (tensor<1x128xf32>, tensor<128x64xf32>, tensor<64xf32>) -> tensor<1x64xf32>
-// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<1x128xf32>, tensor<128x64xf32>)
+// CHECK-NEXT: tensor.collapse_shape %arg0 {{\[\[}}0, 1]] : tensor<1x128xf32> into tensor<128xf32>
+// CHECK-NEXT: call @one_row_bias_region0(%collapsed, %arg1, %arg2) : (tensor<128xf32>, tensor<128x64xf32>, tensor<64xf32>) -> tensor<64xf32>
+// CHECK-NEXT: tensor.expand_shape
+// CHECK-LABEL: func.func private @one_row_bias_region0(
+// CHECK: linalg.vecmat ins(%arg0, %arg1 : tensor<128xf32>, tensor<128x64xf32>)
 // CHECK: arith.addf
 #col = affine_map<(d0, d1) -> (d1)>
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -16,6 +16,22 @@ func.func @vecmat_odd(%x: tensor<300xf32>, %w: tensor<300x200xf32>) -> tensor<20
   %r = linalg.vecmat ins(%x, %w : tensor<300xf32>, tensor<300x200xf32>) outs(%f : tensor<200xf32>) -> tensor<200xf32>
   return %r : tensor<200xf32>
 }
+// relu(x @ W + b) on one row, as a linear layer on a batch of one writes
+// it: the matmul becomes a vecmat, and its bias and relu run in the finish
+// kernel.
+func.func @vecmat_bias_relu(%x: tensor<1x300xf32>, %w: tensor<300x200xf32>, %b: tensor<200xf32>) -> tensor<1x200xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x200xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x200xf32>) -> tensor<1x200xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<1x300xf32>, tensor<300x200xf32>) outs(%f : tensor<1x200xf32>) -> tensor<1x200xf32>
+  %r = linalg.generic {indexing_maps = [#in2, #col2, #in2], iterator_types = ["parallel", "parallel"]} ins(%m, %b : tensor<1x200xf32>, tensor<200xf32>) outs(%e : tensor<1x200xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %a1 = arith.addf %in, %bias : f32
+    %v = arith.maximumf %a1, %z : f32
+    linalg.yield %v : f32
+  } -> tensor<1x200xf32>
+  return %r : tensor<1x200xf32>
+}
 // relu(0.5 * sum over dim 0 + b): the epilogue runs in the finish kernel.
 func.func @sum_dim0_bias_relu(%a: tensor<517x72xf32>, %b: tensor<72xf32>) -> tensor<72xf32> {
   %z = arith.constant 0.0 : f32

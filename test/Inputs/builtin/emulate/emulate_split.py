@@ -33,6 +33,10 @@ def vecmat_odd(x, w):
     return [sum(x[k] * w[k * 200 + n] for k in range(300)) for n in range(200)]
 
 
+def vecmat_bias_relu(x, w, b):
+    return [max(0.0, v + b[n]) for n, v in enumerate(vecmat_odd(x, w))]
+
+
 def sum_dim0_bias_relu(a, b):
     return [max(0.0, 0.5 * sum(a[k * 72 + n] for k in range(517)) + b[n]) for n in range(72)]
 
@@ -48,6 +52,7 @@ def max_dim0(a):
 # function: (input sizes, output size, reference)
 CASES = {
     "vecmat_odd": ([300, 300 * 200], 200, vecmat_odd),
+    "vecmat_bias_relu": ([300, 300 * 200, 200], 200, vecmat_bias_relu),
     "sum_dim0_bias_relu": ([517 * 72, 72], 72, sum_dim0_bias_relu),
     "sum_dims01": ([130 * 3 * 36], 36, sum_dims01),
     "max_dim0": ([300 * 64], 64, max_dim0),
