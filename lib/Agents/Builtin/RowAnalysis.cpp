@@ -36,6 +36,25 @@ static bool isLeadingDims(AffineMap map, unsigned p) {
   return true;
 }
 
+/// Whether `map` reads one row of `shape` per group of rows: the leading q
+/// row dimensions (0 < q < all of them), then the columns, as a batched
+/// matrix-vector product reads its vector of each batch.
+static bool isGroupColumns(AffineMap map, const RowShape &rs,
+                           ArrayRef<int64_t> shape) {
+  unsigned p = rs.rowDims.size(), c = rs.colDims.size();
+  unsigned q = map.getNumResults() - c;
+  if (map.getNumResults() <= c || q >= p)
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || d.getPosition() != (i < q ? i : p + (i - q)))
+      return false;
+  }
+  SmallVector<int64_t> want(rs.rowDims.begin(), rs.rowDims.begin() + q);
+  want.append(rs.colDims.begin(), rs.colDims.end());
+  return shape == ArrayRef<int64_t>(want);
+}
+
 FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
                                                      std::string &why) {
   RowShape rs;
@@ -103,10 +122,12 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
           (isLeadingDims(map, p) && shape == ArrayRef<int64_t>(rs.rowDims)) ||
           (loops == rank && map.isMinorIdentity() &&
            map.getNumResults() == rs.colDims.size() &&
-           shape == ArrayRef<int64_t>(rs.colDims));
+           shape == ArrayRef<int64_t>(rs.colDims)) ||
+          (loops == rank && isGroupColumns(map, rs, shape));
       if (!ok) {
-        why = "an operand that is not the rows, one value per row or per "
-              "column with the matching indexing map, or a rank-0 value";
+        why = "an operand that is not the rows, one value per row, per "
+              "column or per column of a group of rows with the matching "
+              "indexing map, or a rank-0 value";
         return failure();
       }
     }

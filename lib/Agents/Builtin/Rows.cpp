@@ -22,8 +22,9 @@ using namespace mlir::cuda_agent::builtin;
 
 namespace {
 /// How an input read in a row pass is indexed: the whole row, one value per
-/// row, or one value per column.
-enum class RowClass { Full, PerRow, PerCol };
+/// row, one value per column, or one per column of each group of rows (the
+/// leading row dimensions: a batched matrix-vector product's vectors).
+enum class RowClass { Full, PerRow, PerCol, PerGroupCol };
 } // namespace
 
 RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
@@ -147,11 +148,13 @@ RowKernelWriter::writePass(EmitFn emit,
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     std::string ref = "in" + std::to_string(i);
     Type type = elementOf(region.inputs[i]);
+    size_t groupDims = idx.size() - rs.colDims.size();
     RowClass cls = ArrayRef<std::string>(idx) == ArrayRef<std::string>(rowIdx)
                        ? RowClass::PerRow
                    : idx.size() == rowIdx.size() + rs.colDims.size()
                        ? RowClass::Full
-                       : RowClass::PerCol;
+                   : groupDims == 0 ? RowClass::PerCol
+                                    : RowClass::PerGroupCol;
     switch (cls) {
     case RowClass::Full:
       if (cache)
@@ -164,9 +167,16 @@ RowKernelWriter::writePass(EmitFn emit,
         return laneOf(type, loaded[i], lane);
       }
       [[fallthrough]];
-    case RowClass::PerCol: {
+    case RowClass::PerCol:
+    case RowClass::PerGroupCol: {
       // Consecutive columns: lane 0 reads the step's lanes at once.
-      std::string at = cls == RowClass::Full ? rowStart : "c";
+      std::string at = cls == RowClass::Full ? rowStart
+                       : cls == RowClass::PerCol
+                           ? "c"
+                           : "(row / " +
+                                 std::to_string(product(ArrayRef<int64_t>(
+                                     rs.rowDims).drop_front(groupDims))) +
+                                 ") * " + std::to_string(rs.cols) + "LL + c";
       if (vector == 1)
         return eval.loadElement(i, at);
       if (lane == 0)

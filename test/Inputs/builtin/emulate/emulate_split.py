@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Runs the builtin agent's split reduction candidates on the CPU and
-compares them with a double-precision reference.
+"""Runs the builtin agent's split reduction candidates (or, with a prefix,
+other candidates of its memory-bound reductions) on the CPU and compares
+them with a double-precision reference.
 
-    emulate_split.py CLANG JOBS_DIR
+    emulate_split.py CLANG JOBS_DIR [PREFIX]
 
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
-reductions of Inputs/builtin/split_reduction.mlir), each `split-*`
-candidate's kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h
+reductions of Inputs/builtin/split_reduction.mlir and batch_matvec.mlir),
+each candidate named PREFIX* (default `split-`): its kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h
 (threads as std::threads, a block at a time; the read-once vector load a
 plain one) and its plan's launches run in order over a workspace that is NaN
 until written. Prints one line per candidate; exits 1 when one is off by
@@ -37,6 +38,11 @@ def vecmat_bias_relu(x, w, b):
     return [max(0.0, v + b[n]) for n, v in enumerate(vecmat_odd(x, w))]
 
 
+def batch_matvec(a, v):
+    return [sum(a[(b * 32 + m) * 96 + k] * v[b * 96 + k] for k in range(96))
+            for b in range(3) for m in range(32)]
+
+
 def sum_dim0_bias_relu(a, b):
     return [max(0.0, 0.5 * sum(a[k * 72 + n] for k in range(517)) + b[n]) for n in range(72)]
 
@@ -56,6 +62,7 @@ CASES = {
     "sum_dim0_bias_relu": ([517 * 72, 72], 72, sum_dim0_bias_relu),
     "sum_dims01": ([130 * 3 * 36], 36, sum_dims01),
     "max_dim0": ([300 * 64], 64, max_dim0),
+    "batch_matvec": ([3 * 32 * 96, 3 * 96 * 1], 3 * 32, batch_matvec),
 }
 # The read-once load's PTX, replaced by a plain read.
 STREAM = re.compile(r"(ca_load_stream\(const ca_vec<T, N> \*p\) \{\n).*?\n\}\n", re.S)
@@ -88,7 +95,8 @@ def run(clang, jobs_dir, job, cand, work):
     source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
     source = STREAM.sub(lambda m: m.group(1) + "  return *p;\n}\n", source)
     plan = json.load(open(os.path.join(bundle, "plan.json")))
-    args = ", ".join([f"in{i}.data()" for i in range(len(sizes))] + ["out.data()", "ws"])
+    workspace = ["ws"] if plan.get("workspace_bytes", 0) else []
+    args = ", ".join([f"in{i}.data()" for i in range(len(sizes))] + ["out.data()"] + workspace)
     reads = "".join(f"  std::vector<float> in{i}({n});\n  std::fread(in{i}.data(), 4, {n}, f);\n"
                     for i, n in enumerate(sizes))
     launches = "".join(
@@ -119,10 +127,11 @@ def run(clang, jobs_dir, job, cand, work):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    clang, jobs_dir = sys.argv[1:]
-    return check(jobs_dir, CASES, lambda name: name.startswith("split-"),
+    clang, jobs_dir = sys.argv[1:3]
+    prefix = sys.argv[3] if len(sys.argv) == 4 else "split-"
+    return check(jobs_dir, CASES, lambda name: name.startswith(prefix),
                  lambda job, cand, work: run(clang, jobs_dir, job, cand, work),
                  "max_rel_err")
 
