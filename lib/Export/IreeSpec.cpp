@@ -79,7 +79,9 @@ std::string writeMatcher(const IreeSpecPattern &pattern, StringRef name) {
       continue;
     for (OpOperand &operand : op->getOpOperands()) {
       Operation *producer = operand.get().getDefiningOp();
-      if (producer && reachedFrom.try_emplace(producer, op, operand.getOperandNumber()).second)
+      if (producer &&
+          reachedFrom.try_emplace(producer, op, operand.getOperandNumber())
+              .second)
         frontier.push_back(producer);
     }
   }
