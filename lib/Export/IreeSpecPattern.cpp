@@ -14,7 +14,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -22,10 +22,14 @@ using namespace mlir::cuda_agent;
 
 namespace {
 
-/// Canonicalization and CSE, as IREE runs them before the spec: constants
-/// hoisted out of linalg bodies and shared.
-LogicalResult canonicalize(Operation *op) {
+/// `op` in the form IREE gives a module before the spec runs: named
+/// elementwise ops generic, calls inlined (with `inlineCalls`), canonicalized
+/// and CSE'd (constants hoisted out of linalg bodies and shared).
+LogicalResult toIreeForm(Operation *op, bool inlineCalls) {
+  generalizeElementwiseOps(op);
   PassManager pm(op->getContext(), op->getName().getStringRef());
+  if (inlineCalls)
+    pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   return pm.run(op);
@@ -51,8 +55,7 @@ IreeSpecPattern cuda_agent::buildIreeSpecPattern(func::FuncOp region) {
                                 region.getNumResults()));
   pattern.func = region.clone();
   func::FuncOp func = pattern.func.get();
-  generalizeElementwiseOps(func);
-  if (failed(canonicalize(func)))
+  if (failed(toIreeForm(func, /*inlineCalls=*/false)))
     return refuse("the region does not canonicalize");
   Block &body = func.getBody().front();
   Operation *root = body.getTerminator()->getOperand(0).getDefiningOp();
@@ -118,12 +121,7 @@ IreeSpecPattern cuda_agent::buildIreeSpecPattern(func::FuncOp region) {
 FailureOr<OwningOpRef<ModuleOp>>
 cuda_agent::ireePreprocessingForm(ModuleOp input) {
   OwningOpRef<ModuleOp> form(input.clone());
-  generalizeElementwiseOps(*form);
-  PassManager pm(input.getContext());
-  pm.addPass(createInlinerPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  if (failed(pm.run(*form)))
+  if (failed(toIreeForm(*form, /*inlineCalls=*/true)))
     return failure();
   return form;
 }
@@ -153,8 +151,8 @@ bool matchesAt(const IreeSpecPattern &pattern, Operation *root,
   Block &body = pattern.func.get().getBody().front();
   Operation *patternRoot = body.getTerminator()->getPrevNode();
   SmallVector<Value> inputs(body.getNumArguments());
-  llvm::DenseMap<Operation *, Operation *> paired;
-  SmallVector<std::pair<Operation *, Operation *>> order;
+  // Pattern op to payload op, in the order they were paired.
+  llvm::MapVector<Operation *, Operation *> paired;
   SmallVector<std::pair<Operation *, Operation *>> worklist = {{patternRoot, root}};
   while (!worklist.empty()) {
     auto [want, have] = worklist.pop_back_val();
@@ -195,7 +193,6 @@ bool matchesAt(const IreeSpecPattern &pattern, Operation *root,
       worklist.push_back({wanted.getDefiningOp(), producer});
     }
     paired[want] = have;
-    order.push_back({want, have});
   }
   // Bodies are compared producers first, in one mapping that holds the
   // results of the ops compared before: a body may read them.
@@ -204,7 +201,7 @@ bool matchesAt(const IreeSpecPattern &pattern, Operation *root,
     return success(mapping.lookupOrNull(wanted) == had);
   };
   auto mark = [&](Value wanted, Value had) { mapping.map(wanted, had); };
-  for (auto [want, have] : llvm::reverse(order)) {
+  for (auto [want, have] : llvm::reverse(paired)) {
     for (auto [wanted, had] : llvm::zip_equal(want->getRegions(), have->getRegions()))
       if (!OperationEquivalence::isRegionEquivalentTo(
               &wanted, &had, check, mark, OperationEquivalence::IgnoreLocations))
