@@ -163,10 +163,13 @@ void Generator::fromAgent(func::FuncOp func, const KernelTask &task,
   // A product allowed to round to TF32 is verified under TF32's tolerance.
   if (!task.precision.empty())
     reference->extra[wire::kPrecision] = task.precision;
-  // The region's flops give the verifier its compute floor (a candidate
-  // faster than the hardware's peak rate is suspicious).
+  // The region's flops and bytes give the verifier its compute and roofline
+  // floors (a candidate faster than the hardware's peak rate or bandwidth is
+  // suspicious); the bytes count only what a region reads of a sliced input.
   if (task.flops > 0)
-    reference->extra["flops"] = task.flops;
+    reference->extra[wire::kFlops] = task.flops;
+  if (task.bytes > 0)
+    reference->extra[wire::kBytes] = task.bytes;
   std::string regionDir = joinPath(workDir, task.regionHash);
   llvm::sys::fs::remove_directories(regionDir);
   Job job{task.regionHash,

@@ -19,6 +19,7 @@
 #include "cuda-agent/Outline/UnusedResults.h"
 #include "cuda-agent/Outline/BooleanTensors.h"
 #include "cuda-agent/Outline/SplatOperands.h"
+#include "cuda-agent/Outline/SliceReads.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionHash.h"
 
@@ -36,6 +37,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/xxhash.h"
 
@@ -635,19 +637,60 @@ int64_t countFlops(func::FuncOp func) {
   return flops;
 }
 
-/// Bytes of every argument and result of `func`: the least traffic any kernel
-/// for the region must move.
+/// The elements of `arg` the region reads at least. All of them, except
+/// where every reader is a linalg input whose map has a result that is not a
+/// loop index (a slice folded into its reader, SliceReads.h) and each result
+/// a constant or a function of one loop index: then those the largest reader
+/// reaches (the product of its results' loop ranges). The largest, not the
+/// sum: two slices of one argument may overlap, and the floor this sets
+/// must never exceed what a correct kernel moves.
+static int64_t countReadElements(BlockArgument arg) {
+  auto shaped = cast<ShapedType>(arg.getType());
+  int64_t all = shaped.getNumElements(), largest = 0;
+  for (OpOperand &use : arg.getUses()) {
+    auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (!reader || reader.isDpsInit(&use))
+      return all;
+    AffineMap map = reader.getMatchingIndexingMap(&use);
+    if (map.isProjectedPermutation())
+      return all;
+    SmallVector<int64_t> ranges = reader.getStaticLoopRanges();
+    int64_t reached = 1;
+    for (AffineExpr result : map.getResults()) {
+      llvm::SmallBitVector dims(map.getNumDims());
+      bool linear = true;
+      result.walk([&](AffineExpr e) {
+        if (auto dim = dyn_cast<AffineDimExpr>(e))
+          dims.set(dim.getPosition());
+        linear &= isa<AffineDimExpr, AffineConstantExpr>(e) ||
+                  e.getKind() == AffineExprKind::Add ||
+                  e.getKind() == AffineExprKind::Mul;
+      });
+      if (!linear || dims.count() > 1)
+        return all;
+      if (dims.any())
+        reached *= ranges[dims.find_first()];
+    }
+    largest = std::max(largest, reached);
+  }
+  return std::min(all, largest);
+}
+
+/// Bytes of every result of `func` and of what it reads of each argument
+/// (countReadElements): the least traffic any kernel for the region must
+/// move, the verifier's roofline floor.
 int64_t countBytes(func::FuncOp func) {
-  int64_t bytes = 0;
-  auto add = [&](Type type) {
-    if (auto shaped = dyn_cast<ShapedType>(type))
-      bytes += shaped.getNumElements() *
-               ((shaped.getElementTypeBitWidth() + 7) / 8);
+  auto bytesOf = [](Type type, int64_t elements) {
+    return elements *
+           ((cast<ShapedType>(type).getElementTypeBitWidth() + 7) / 8);
   };
-  for (Type type : func.getArgumentTypes())
-    add(type);
+  int64_t bytes = 0;
+  for (BlockArgument arg : func.getArguments())
+    if (isa<ShapedType>(arg.getType()))
+      bytes += bytesOf(arg.getType(), countReadElements(arg));
   for (Type type : func.getResultTypes())
-    add(type);
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      bytes += bytesOf(type, shaped.getNumElements());
   return bytes;
 }
 
@@ -823,6 +866,7 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     if (failed(dropUnitDims(func)))
       return func->emitError("dropping the unit dimensions of its linalg "
                              "ops failed");
+    foldSliceReads(func);
     // Blocks that can hold regions: every block except linalg bodies.
     SmallVector<Block *> blocks;
     func.walk([&](Block *block) {

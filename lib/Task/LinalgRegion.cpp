@@ -180,19 +180,37 @@ std::string cuda_agent::linearize(ArrayRef<std::string> idx,
   return offset;
 }
 
+FailureOr<std::string> cuda_agent::renderIndexExpr(AffineExpr expr,
+                                                   ArrayRef<std::string> dims,
+                                                   std::string &why) {
+  if (auto d = dyn_cast<AffineDimExpr>(expr))
+    return dims[d.getPosition()];
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return std::to_string(c.getValue());
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin || (expr.getKind() != AffineExprKind::Add &&
+               expr.getKind() != AffineExprKind::Mul)) {
+    why = "an indexing map with other than sums and constant multiples of "
+          "loop indices";
+    return failure();
+  }
+  FailureOr<std::string> lhs = renderIndexExpr(bin.getLHS(), dims, why);
+  FailureOr<std::string> rhs = renderIndexExpr(bin.getRHS(), dims, why);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  const char *op = expr.getKind() == AffineExprKind::Add ? " + " : " * ";
+  return "(" + *lhs + op + *rhs + ")";
+}
+
 FailureOr<SmallVector<std::string>>
 cuda_agent::applyIndexingMap(AffineMap map, ArrayRef<std::string> dims,
                              std::string &why) {
   SmallVector<std::string> idx;
   for (AffineExpr e : map.getResults()) {
-    if (auto d = dyn_cast<AffineDimExpr>(e))
-      idx.push_back(dims[d.getPosition()]);
-    else if (auto c = dyn_cast<AffineConstantExpr>(e))
-      idx.push_back(std::to_string(c.getValue()));
-    else {
-      why = "an indexing map that is not a projected permutation";
+    FailureOr<std::string> index = renderIndexExpr(e, dims, why);
+    if (failed(index))
       return failure();
-    }
+    idx.push_back(*index);
   }
   return idx;
 }

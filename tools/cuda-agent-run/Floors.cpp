@@ -9,6 +9,8 @@
 
 #include "cuda-agent/Target/GpuTarget.h"
 
+#include <algorithm>
+
 using namespace mlir::cuda_agent;
 
 PeakRate mlir::cuda_agent::getPeakRate(const Plan &plan) {
@@ -31,10 +33,10 @@ PeakRate mlir::cuda_agent::getPeakRate(const Plan &plan) {
   return {2 * target.peakFlopsF16, "int8 tensor-core peak" + of};
 }
 
-uint64_t mlir::cuda_agent::getInterfaceBytes(const Plan &plan) {
+uint64_t mlir::cuda_agent::getFloorBytes(const Plan &plan) {
   uint64_t bytes = 0;
   for (const BufferSpec &buffer : plan.buffers)
     if (buffer.role != Role::Temp)
       bytes += buffer.numBytes() * (buffer.role == Role::InOut ? 2 : 1);
-  return bytes;
+  return plan.bytes > 0 ? std::min<uint64_t>(bytes, plan.bytes) : bytes;
 }

@@ -4,7 +4,8 @@
 // fast kernel but a kernel that skipped work (or sensed the verifier):
 //
 //   - the roofline floor: the bytes of every input and output once, at the
-//     device's copy bandwidth;
+//     device's copy bandwidth (of an input, only what the region reads where
+//     the plan's "bytes" says less: a slice folded into its reader);
 //   - the compute floor: the region's flops (the outliner's count, carried in
 //     the reference plan or jobs.json) at the peak rate of the fastest unit
 //     the region's dtype allows: the f16/bf16 tensor-core rate when any
@@ -36,8 +37,9 @@ struct PeakRate {
 PeakRate getPeakRate(const Plan &plan);
 
 /// The bytes a run must move at least: every input read once, every output
-/// written once (an inout both).
-uint64_t getInterfaceBytes(const Plan &plan);
+/// written once (an inout both), no more than the plan's own count
+/// (Plan::bytes) where it has one.
+uint64_t getFloorBytes(const Plan &plan);
 
 } // namespace mlir::cuda_agent
 

@@ -362,10 +362,13 @@ Plan mlir::cuda_agent::parsePlan(std::istream &in, const fs::path &bundle) {
     plan.tf32Products = precision == wire::kPrecisionTf32;
   }
 
-  if (top.find(kPlanFlopsKey)) {
-    plan.flops = top.getInt(kPlanFlopsKey);
-    if (plan.flops < 0)
-      top.fail(std::string(kPlanFlopsKey) + " = " + std::to_string(plan.flops) +
+  for (auto [key, count] : {std::pair{wire::kFlops, &plan.flops},
+                             std::pair{wire::kBytes, &plan.bytes}}) {
+    if (!top.find(key))
+      continue;
+    *count = top.getInt(key);
+    if (*count < 0)
+      top.fail(std::string(key) + " = " + std::to_string(*count) +
                " is negative");
   }
   if (top.find(kPlanPtxKey))

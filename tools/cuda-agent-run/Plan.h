@@ -87,17 +87,21 @@ struct Plan {
   /// the user's precision=tf32); it loosens the f32 tolerance (Tolerance.h).
   bool tf32Products = false;
   /// The region's floating-point operations, from the optional top-level
-  /// kPlanFlopsKey the compiler writes into a reference plan (the outliner's
+  /// wire::kFlops the compiler writes into a reference plan (the outliner's
   /// count); the verifier's compute floor. 0 when absent.
   int64_t flops = 0;
+  /// The bytes the region must move, from the optional top-level
+  /// wire::kBytes of a reference plan (the outliner's count, which takes
+  /// only what the region reads of a sliced input); bounds the roofline floor
+  /// (Floors.h). 0 when absent.
+  int64_t bytes = 0;
   /// The PTX the candidate was compiled from, from the optional top-level
   /// kPlanPtxKey (the compiler keeps it beside a candidate's cubin); checked
   /// for state that outlives a launch (StateCheck.h). Empty when absent.
   std::string ptx;
 };
 
-/// plan.json's top-level keys for Plan::flops and Plan::ptx.
-inline constexpr const char kPlanFlopsKey[] = "flops";
+/// plan.json's top-level key for Plan::ptx.
 inline constexpr const char kPlanPtxKey[] = "ptx";
 
 /// The temp buffer that a plan's top-level "workspace_bytes": N (N > 0) adds:

@@ -263,7 +263,7 @@ void Verifier::runTiming() {
   });
   TimingStats refStats = summarizeTimes(refTimes);
   TimingStats candStats = summarizeTimes(candTimes);
-  uint64_t bytes = getInterfaceBytes(reference);
+  uint64_t bytes = getFloorBytes(reference);
   double floorUs = double(bytes) / options.rooflineBw * 1e6;
   int64_t flops = options.flops > 0 ? options.flops : reference.flops;
   PeakRate peak = getPeakRate(reference);

@@ -63,15 +63,21 @@ TEST_F(BundleTest, FloorsCountInterfaceBytesAndPickTheDtypesUnit) {
   Plan plan = parse(kCleanPtx);
   // in0 (128 bytes) read once, out0 (8 bytes) written once; the workspace
   // is no interface.
-  EXPECT_EQ(getInterfaceBytes(plan), 136u);
+  EXPECT_EQ(getFloorBytes(plan), 136u);
+  // A region that reads a slice of in0 says how much it reads; a count above
+  // the interface's does not raise the floor.
+  EXPECT_EQ(getFloorBytes(parse(kCleanPtx, R"(, "bytes": 40)")), 40u);
+  EXPECT_EQ(getFloorBytes(parse(kCleanPtx, R"(, "bytes": 4096)")), 136u);
   // An f16 output allows the f16 tensor cores.
   PeakRate peak = getPeakRate(plan);
   EXPECT_EQ(peak.flopsPerSecond, getGpuTarget("sm_90").peakFlopsF16);
   EXPECT_EQ(peak.unit, "f16/bf16 tensor-core peak of sm_90");
 }
 
-TEST_F(BundleTest, PlanFlopsAndPtxAreOptional) {
+TEST_F(BundleTest, PlanFlopsBytesAndPtxAreOptional) {
   EXPECT_EQ(parse(kCleanPtx).flops, 0);
+  EXPECT_EQ(parse(kCleanPtx).bytes, 0);
+  EXPECT_EQ(parse(kCleanPtx, R"(, "bytes": 40)").bytes, 40);
   EXPECT_EQ(parse(kCleanPtx, R"(, "flops": 33554432)").flops, 33554432);
   EXPECT_EQ(parse(kCleanPtx, R"(, "ptx": "abc")").ptx, "abc");
   try {
@@ -79,6 +85,13 @@ TEST_F(BundleTest, PlanFlopsAndPtxAreOptional) {
     ADD_FAILURE() << "negative flops accepted";
   } catch (const RunnerError &error) {
     EXPECT_NE(std::string(error.what()).find("flops = -1 is negative"), std::string::npos)
+        << error.what();
+  }
+  try {
+    parse(kCleanPtx, R"(, "bytes": -8)");
+    ADD_FAILURE() << "negative bytes accepted";
+  } catch (const RunnerError &error) {
+    EXPECT_NE(std::string(error.what()).find("bytes = -8 is negative"), std::string::npos)
         << error.what();
   }
 }

@@ -87,8 +87,15 @@ std::string join(ArrayRef<std::string> parts, StringRef sep = ", ");
 /// `long long` C expression.
 std::string linearize(ArrayRef<std::string> idx, ArrayRef<int64_t> shape);
 
-/// The operand indices `map` gives at loop indices `dims`; fails (with
-/// `why`) on a result that is neither a dimension nor a constant.
+/// `expr` as a C expression of the loop indices `dims`: sums and constant
+/// multiples of dimensions and constants (a convolution's out * stride + tap
+/// * dilation, a slice's offset and stride); fails (with `why`) otherwise.
+FailureOr<std::string> renderIndexExpr(AffineExpr expr,
+                                       ArrayRef<std::string> dims,
+                                       std::string &why);
+
+/// The operand indices `map` gives at loop indices `dims` (each result
+/// rendered by renderIndexExpr).
 FailureOr<SmallVector<std::string>>
 applyIndexingMap(AffineMap map, ArrayRef<std::string> dims, std::string &why);
 

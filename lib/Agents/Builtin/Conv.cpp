@@ -76,32 +76,6 @@ bool cuda_agent::builtin::usesDim(AffineExpr expr, unsigned dim) {
   return found;
 }
 
-namespace {
-
-/// `expr` as a C int expression of the loop indices `dims`: sums and
-/// constant multiples of dimensions (out * stride + tap * dilation).
-FailureOr<std::string> renderExpr(AffineExpr expr, ArrayRef<std::string> dims,
-                                  std::string &why) {
-  if (auto d = dyn_cast<AffineDimExpr>(expr))
-    return dims[d.getPosition()];
-  if (auto c = dyn_cast<AffineConstantExpr>(expr))
-    return std::to_string(c.getValue());
-  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!bin || (expr.getKind() != AffineExprKind::Add &&
-               expr.getKind() != AffineExprKind::Mul)) {
-    why = "a convolution input map with other than sums and products";
-    return failure();
-  }
-  FailureOr<std::string> lhs = renderExpr(bin.getLHS(), dims, why);
-  FailureOr<std::string> rhs = renderExpr(bin.getRHS(), dims, why);
-  if (failed(lhs) || failed(rhs))
-    return failure();
-  const char *op = expr.getKind() == AffineExprKind::Add ? " + " : " * ";
-  return "(" + *lhs + op + *rhs + ")";
-}
-
-} // namespace
-
 std::string cuda_agent::builtin::splitIndex(StringRef linear,
                                             const ConvProduct &c,
                                             ArrayRef<unsigned> dims,
@@ -142,7 +116,7 @@ cuda_agent::builtin::renderMap(AffineMap map, ArrayRef<std::string> loop,
                                std::string &why) {
   SmallVector<std::string> idx;
   for (AffineExpr e : map.getResults()) {
-    FailureOr<std::string> index = renderExpr(e, loop, why);
+    FailureOr<std::string> index = renderIndexExpr(e, loop, why);
     if (failed(index))
       return failure();
     idx.push_back(*index);

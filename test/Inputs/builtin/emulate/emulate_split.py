@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Runs the builtin agent's split reduction candidates (or, with a prefix,
-other candidates of its memory-bound reductions) on the CPU and compares
+other candidates of its memory-bound regions) on the CPU and compares
 them with a double-precision reference.
 
     emulate_split.py CLANG JOBS_DIR [PREFIX]
 
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
-reductions of Inputs/builtin/split_reduction.mlir and batch_matvec.mlir),
+reductions of Inputs/builtin/split_reduction.mlir and batch_matvec.mlir, the
+sliced reads of slice_reads.mlir),
 each candidate named PREFIX* (default `split-`): its kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h
 (threads as std::threads, a block at a time; the read-once vector load a
 plain one) and its plan's launches run in order over a workspace that is NaN
@@ -55,6 +56,14 @@ def max_dim0(a):
     return [max(a[k * 64 + n] for k in range(300)) for n in range(64)]
 
 
+def slice_reads(x, y):
+    return [math.exp(x[i * 40 + 4 + j]) + y[2 * 32 + j] for i in range(6) for j in range(32)]
+
+
+def strided_slice(x):
+    return [max(0.0, x[(2 * i + 1) * 40 + 1 + j]) for i in range(3) for j in range(32)]
+
+
 # function: (input sizes, output size, reference)
 CASES = {
     "vecmat_odd": ([300, 300 * 200], 200, vecmat_odd),
@@ -63,6 +72,8 @@ CASES = {
     "sum_dims01": ([130 * 3 * 36], 36, sum_dims01),
     "max_dim0": ([300 * 64], 64, max_dim0),
     "batch_matvec": ([3 * 32 * 96, 3 * 96 * 1], 3 * 32, batch_matvec),
+    "slice_reads": ([6 * 40, 3 * 32], 6 * 32, slice_reads),
+    "strided_slice": ([6 * 40], 3 * 32, strided_slice),
 }
 # The read-once load's PTX, replaced by a plain read.
 STREAM = re.compile(r"(ca_load_stream\(const ca_vec<T, N> \*p\) \{\n).*?\n\}\n", re.S)

@@ -1,0 +1,77 @@
+// Slices read by elementwise ops are folded into the readers' maps before
+// grouping (lib/Outline/SliceReads.cpp); those a reduction reads, those
+// linalg could not take as a map and those of a computed tensor stay slices
+// (copied or viewed in the caller). Positive cases with their kernels:
+// Generate/builtin-slice-reads-emulated.test.
+// RUN: cuda-agent-opt %s --split-input-file --agent-outline 2>/dev/null | FileCheck %s
+
+// A named elementwise op is generalized to take the offset map; the region
+// counts only the 4x8 elements it reads of x (128 + 128 bytes out).
+// CHECK: #[[$OFFSET:.+]] = affine_map<(d0, d1) -> (d0, d1 + 2)>
+// CHECK-LABEL: func.func @named_exp(
+// CHECK-NEXT: call @named_exp_region0(%arg0) : (tensor<4x16xf32>) -> tensor<4x8xf32>
+// CHECK: func.func private @named_exp_region0(%arg0: tensor<4x16xf32>)
+// CHECK-SAME: bytes = 256
+// CHECK: linalg.generic {indexing_maps = [#[[$OFFSET]],
+// CHECK: math.exp
+func.func @named_exp(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  %s = tensor.extract_slice %x[0, 2] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %y = linalg.exp ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// x[:, 0:8] read by a bare loop index would give d1 two sizes: kept.
+// CHECK-LABEL: func.func @leading_columns(
+// CHECK-NEXT: %[[S:.+]] = tensor.extract_slice %arg0[0, 0] [4, 8] [1, 1]
+// CHECK-NEXT: call @leading_columns_region0(%[[S]])
+func.func @leading_columns(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  %s = tensor.extract_slice %x[0, 0] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %y = linalg.exp ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// exp(x[:, 2:10]) summed over its rows: the row strategies take projected
+// permutations only, so the slice is kept.
+// CHECK-LABEL: func.func @feeds_a_sum(
+// CHECK-NEXT: %[[S:.+]] = tensor.extract_slice %arg0[0, 2] [4, 8] [1, 1]
+// CHECK-NEXT: call @feeds_a_sum_region0(%[[S]])
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @feeds_a_sum(%x: tensor<4x16xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %s = tensor.extract_slice %x[0, 2] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %y = linalg.exp ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%r : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %v = arith.addf %a, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %sum : tensor<4xf32>
+}
+
+// -----
+
+// A slice of a computed tensor: the reader would join its producer's region
+// and read it out of place, so the slice is kept between two regions.
+// CHECK-LABEL: func.func @computed_source(
+// CHECK-NEXT: %[[A:.+]] = call @computed_source_region0(%arg0)
+// CHECK-NEXT: %[[S:.+]] = tensor.extract_slice %[[A]][0, 2] [4, 8] [1, 1]
+// CHECK-NEXT: call @computed_source_region1(%[[S]])
+func.func @computed_source(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  %e16 = tensor.empty() : tensor<4x16xf32>
+  %a = linalg.exp ins(%x : tensor<4x16xf32>) outs(%e16 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %s = tensor.extract_slice %a[0, 2] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %y = linalg.exp ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
