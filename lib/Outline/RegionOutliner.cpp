@@ -324,8 +324,28 @@ bool reducesChannels(const Group &a, const Group &b) {
   return channels <= kMaxReducedChannels;
 }
 
+/// Whether an elementwise op of `reader` reads a value `producer` computes
+/// through a map that is not a projected permutation (a slice folded into
+/// it, SliceReads.h): other threads compute the elements it reads, so the
+/// value must be whole in memory first, and the two stay apart.
+bool readsOutOfPlace(const Group &reader, const Group &producer) {
+  for (Operation *op : reader.ops) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || linalgOp.getNumReductionLoops() != 0)
+      continue;
+    for (OpOperand *in : linalgOp.getDpsInputOperands()) {
+      Operation *def = in->get().getDefiningOp();
+      if (def && llvm::is_contained(producer.ops, def) &&
+          !linalgOp.getMatchingIndexingMap(in).isProjectedPermutation())
+        return true;
+    }
+  }
+  return false;
+}
+
 bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
-  if (options.fusion == FusionMode::None)
+  if (options.fusion == FusionMode::None || readsOutOfPlace(a, b) ||
+      readsOutOfPlace(b, a))
     return false;
   if (a.rootClasses.empty() || b.rootClasses.empty())
     return true;

@@ -21,14 +21,13 @@ using namespace mlir;
 using namespace mlir::cuda_agent;
 
 /// The slice defining `value` when its offsets, sizes and strides are static
-/// and its source is a static tensor no linalg op computes, else null.
+/// and its source is a static tensor, else null.
 static tensor::ExtractSliceOp foldableSlice(Value value) {
   auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
   if (!slice || ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
       ShapedType::isDynamicShape(slice.getStaticStrides()) ||
       ShapedType::isDynamicShape(slice.getStaticSizes()) ||
-      !slice.getSourceType().hasStaticShape() ||
-      slice.getSource().getDefiningOp<linalg::LinalgOp>())
+      !slice.getSourceType().hasStaticShape())
     return {};
   return slice;
 }

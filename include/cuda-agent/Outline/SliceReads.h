@@ -10,9 +10,10 @@
 //
 // Folded only where the reader stays elementwise: its results, and those of
 // the elementwise ops after it, feed no reduction, contraction or
-// convolution (whose strategies take projected permutations only), and the
-// slice's source is not computed by a linalg op (which the reader would
-// join as an epilogue that reads it out of place). A slice that starts at 0
+// convolution (whose strategies take projected permutations only). A reader
+// of a tensor another region computes does not join that region (the
+// outliner's readsOutOfPlace): it reads elements other threads compute, so
+// it runs after the whole tensor is written. A slice that starts at 0
 // with stride 1 and shortens a dimension the reader indexes by a bare loop
 // index stays a slice: linalg would infer two sizes for that loop.
 //

@@ -77,6 +77,8 @@ PROGRAMS = {
     "concat-branches": ("concat_branches", [(8, 16)],
                         lambda x: [np.concatenate([np.exp(x), np.maximum(x, 0)], axis=1)]),
     "slice-exp": ("slices", [(4, 16)], lambda x: [np.exp(x[:, 2:10]), x[1:3]]),
+    "glu-halves": ("glu_halves", [(8, 16), (16, 32)],
+                   lambda x, w: [(x @ w)[:, :16] / (1 + np.exp(-(x @ w)[:, 16:]))]),
     "transpose-matmul": ("transpose_matmul", [(16, 32), (24, 32)], lambda x, w: [x @ w.T]),
     "matmul-one-column": ("matmul_one_column", [(48, 64), (64, 1)], lambda x, w: [x @ w]),
     "linear-one-row": ("linear_one_row", [(1, 64), (32, 64), (32,)],
