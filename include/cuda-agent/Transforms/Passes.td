@@ -313,7 +313,10 @@ def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
     reads the convolution, as in "conv, scale, min over channels".
     Before grouping, generics that compute i1 masks are fused into the
     generics that read them, and splat tensor constants a generic reads are
-    folded into its body, so that neither crosses a region boundary. Aggregated ops such as `linalg.softmax` are decomposed first.
+    folded into its body, so that neither crosses a region boundary; a
+    static `tensor.extract_slice` an elementwise op reads is folded into
+    that op's indexing map (offsets and strides), so the region reads the
+    slice in place instead of a copy. Aggregated ops such as `linalg.softmax` are decomposed first.
 
     Every outlined function carries
     `cuda_agent.region = {hash = "<sha256>", kind = "...", flops = N, bytes = N}`.
