@@ -140,6 +140,17 @@ class MatmulF16(nn.Module):
         return a @ b
 
 
+class LinearGlu(nn.Module):
+    """A gated linear unit: the projection's first half times the sigmoid of its second."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 64)
+
+    def forward(self, x):
+        return F.glu(self.fc(x), dim=-1)
+
+
 class ConcatSliceView(nn.Module):
     def forward(self, x):
         y = torch.cat([torch.relu(x[:, :8]), torch.exp(x[:, 8:])], dim=1)
@@ -163,6 +174,7 @@ PROGRAMS = {
     "mean-var-keepdim": (MeanVarKeepdim, [(8, 64)], torch.float32, False),
     "matmul-f16": (MatmulF16, [(32, 64), (64, 48)], torch.float16, False),
     "concat-slice-view": (ConcatSliceView, [(8, 16)], torch.float32, False),
+    "linear-glu": (LinearGlu, [(8, 16)], torch.float32, False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
     "softmax-kb": (Softmax, [(16, 16384)], torch.float32, True),
     "gelu-kb": (Gelu, [(16, 16384)], torch.float32, True),
