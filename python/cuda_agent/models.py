@@ -121,6 +121,18 @@ class GemmReluSum(nn.Module):
         return torch.relu(self.fc(x)).sum(dim=1)
 
 
+class LinearGlu(nn.Module):
+    """A linear layer into a gated linear unit: the first half of the projection
+    times the sigmoid of the second (torch-mlir slices the halves)."""
+
+    def __init__(self, features=256, out=256):
+        super().__init__()
+        self.linear = nn.Linear(features, 2 * out)
+
+    def forward(self, x):
+        return nn.functional.glu(self.linear(x), dim=-1)
+
+
 class LinearSoftmax(nn.Module):
     """KernelBench level 2's GEMM followed by a softmax over the output row."""
 
@@ -187,6 +199,7 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "concat_branches": (ConcatBranches, [_randn(32, 64), _randn(32, 64)]),
     "attention_scores": (AttentionScores, [_randn(4, 128, 64), _randn(4, 128, 64)]),
     "gemm_relu_sum": (GemmReluSum, [_randn(128, 256)]),
+    "linear_glu": (LinearGlu, [_randn(128, 256)]),
 }
 
 
@@ -206,6 +219,8 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "kb_linear_softmax": (lambda: LinearSoftmax(8192, 8192), [_randn(1024, 8192)]),
     "kb_linear_logsumexp": (lambda: LinearLogSumExp(8192, 8192), [_randn(1024, 8192)]),
     "kb_linear_residual": (lambda: LinearResidual(8192), [_randn(1024, 8192)]),
+    # The same GEMM shape into a GLU: 8192 -> 2 x 4096 halves.
+    "kb_linear_glu": (lambda: LinearGlu(8192, 4096), [_randn(1024, 8192)]),
     # The conv of kb_conv2d_relu, scaled, then a min over the output channels.
     "kb_conv_scale_min": (lambda: ConvScaleMin(64, 128), [_randn(16, 64, 128, 128)]),
 }
