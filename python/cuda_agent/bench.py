@@ -86,9 +86,8 @@ def _compile(args) -> int:
             print(f"bench: {name}: {type(error).__name__}: {str(error)[:300]}",
                   file=sys.stderr)
     if args.example:
-        root = Path(__file__).resolve().parents[2]
-        _program.compile_mlir(root / EXAMPLE, work_dir=out / args.example, quiet=True,
-                              **options)
+        _program.compile_mlir(Path(args.example_file), work_dir=out / args.example,
+                              quiet=True, **options)
     return 1 if failures else 0
 
 
@@ -338,6 +337,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                                    "options={'cache_dir': CACHE} on a machine without MLIR)")
     compile_step.add_argument("--example", metavar="NAME",
                               help=f"compile {EXAMPLE} too, as DIR/NAME (example_mlp*)")
+    compile_step.add_argument("--example-file", metavar="MLIR",
+                              default=str(Path(__file__).resolve().parents[2] / EXAMPLE),
+                              help=f"where {EXAMPLE} is (default: in the checkout this "
+                                   "package's sources are in; an installed package needs it)")
     run_step = steps.add_parser("run", help="check and time the programs of DIR")
     run_step.add_argument("dir")
     run_step.add_argument("--out", default="bench-results")
