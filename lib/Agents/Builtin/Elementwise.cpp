@@ -4,9 +4,7 @@
 // over the outputs, each thread a chunk of `vector` consecutive elements,
 // read and written with one aligned vector access per operand where the
 // innermost dimension allows (16 bytes of the narrowest type), else one
-// element at a time. An input read at an offset along its innermost
-// dimension (a slice folded into the map: `d1 + 4`) is read by vectors too
-// where the offset and its innermost size keep them aligned.
+// element at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,9 +13,6 @@
 #include "Strategy.h"
 
 #include "llvm/Support/FormatVariadic.h"
-
-#include <map>
-#include <optional>
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -34,21 +29,6 @@ bool cuda_agent::builtin::isElementwise(const LinalgRegion &region) {
 
 namespace {
 
-/// The constant `index` adds to the chunk's innermost loop index `lastDim`:
-/// 0 for `lastDim` itself, K for `(lastDim + K)` (renderIndexExpr's form of
-/// a slice's offset); nullopt for any other index.
-std::optional<int64_t> offsetFrom(StringRef index, StringRef lastDim) {
-  if (index == lastDim)
-    return 0;
-  if (!index.consume_front("(") || !index.consume_front(lastDim) ||
-      !index.consume_front(" + ") || !index.consume_back(")"))
-    return std::nullopt;
-  int64_t offset;
-  if (index.getAsInteger(10, offset))
-    return std::nullopt;
-  return offset;
-}
-
 FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
                              int threads, std::string &why) {
   ArrayRef<int64_t> shape = shapeOf(region.outputs.front());
@@ -58,37 +38,25 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   unsigned counter = 0;
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
-  // Vector loads of this chunk, by input and offset along its innermost
-  // dimension.
-  std::map<std::pair<unsigned, int64_t>, std::string> vectors;
+  llvm::DenseMap<Value, std::string> vectors; // vector loads of this chunk
   std::string lastDim;
   int lane = 0;
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     Value in = region.inputs[i];
-    std::optional<int64_t> offset =
-        vector > 1 && rank > 0 && !idx.empty()
-            ? offsetFrom(idx.back(), lastDim)
-            : std::nullopt;
-    // The lanes are consecutive elements of one row of the input, and the
-    // row's start, the chunk's and the offset are whole vectors.
-    int64_t inner = shapeOf(in).back();
-    bool contiguous = offset && (*offset == 0 ? inner == shape.back()
-                                              : *offset % vector == 0 &&
-                                                    inner % vector == 0);
+    bool contiguous = vector > 1 && rank > 0 && !idx.empty() &&
+                      idx.back() == lastDim &&
+                      shapeOf(in).back() == shape.back();
     if (!contiguous)
       return eval.loadAt(i, idx);
     // Lane 0 loads every lane with one aligned access.
-    std::string &loaded = vectors[{i, *offset}];
     if (lane == 0) {
       SmallVector<std::string> idx0(idx);
       idx0.back() = "(i" + std::to_string(rank - 1) + ")";
-      if (*offset != 0)
-        idx0.back() = "(" + idx0.back() + " + " + std::to_string(*offset) + ")";
-      loaded = loadVector(writer, elementOf(in), vector,
-                          "in" + std::to_string(i) + " + " +
-                              linearize(idx0, shapeOf(in)));
+      vectors[in] = loadVector(writer, elementOf(in), vector,
+                               "in" + std::to_string(i) + " + " +
+                                   linearize(idx0, shapeOf(in)));
     }
-    return laneOf(elementOf(in), loaded, lane);
+    return laneOf(elementOf(in), vectors.lookup(in), lane);
   };
 
   std::string kernel = "ew";
