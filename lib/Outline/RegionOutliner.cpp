@@ -660,8 +660,10 @@ int64_t countFlops(func::FuncOp func) {
 /// The elements of `arg` the region reads at least. All of them, except
 /// where every reader is a linalg input whose map has a result that is not a
 /// loop index (a slice folded into its reader, SliceReads.h) and each result
-/// a constant or a function of one loop index: then those the largest reader
-/// reaches (the product of its results' loop ranges). The largest, not the
+/// a constant or sums and constant multiples of one loop index: then those
+/// the largest reader reaches, the product of the ranges of the loops its
+/// results use (each loop once: each result takes distinct values over its
+/// loop, and a diagonal's two results one value per step). The largest, not the
 /// sum: two slices of one argument may overlap, and the floor this sets
 /// must never exceed what a correct kernel moves.
 static int64_t countReadElements(BlockArgument arg) {
@@ -674,8 +676,7 @@ static int64_t countReadElements(BlockArgument arg) {
     AffineMap map = reader.getMatchingIndexingMap(&use);
     if (map.isProjectedPermutation())
       return all;
-    SmallVector<int64_t> ranges = reader.getStaticLoopRanges();
-    int64_t reached = 1;
+    llvm::SmallBitVector used(map.getNumDims());
     for (AffineExpr result : map.getResults()) {
       llvm::SmallBitVector dims(map.getNumDims());
       bool linear = true;
@@ -688,9 +689,12 @@ static int64_t countReadElements(BlockArgument arg) {
       });
       if (!linear || dims.count() > 1)
         return all;
-      if (dims.any())
-        reached *= ranges[dims.find_first()];
+      used |= dims;
     }
+    SmallVector<int64_t> ranges = reader.getStaticLoopRanges();
+    int64_t reached = 1;
+    for (unsigned d : used.set_bits())
+      reached *= ranges[d];
     largest = std::max(largest, reached);
   }
   return std::min(all, largest);

@@ -32,9 +32,9 @@ static tensor::ExtractSliceOp foldableSlice(Value value) {
   return slice;
 }
 
+/// The outliner's elementwise class (no reduction loop), on tensors.
 static bool isAllParallel(linalg::LinalgOp op) {
-  return op.hasPureTensorSemantics() &&
-         op.getNumParallelLoops() == op.getNumLoops();
+  return op.hasPureTensorSemantics() && op.getNumReductionLoops() == 0;
 }
 
 /// True when every user of `op`'s results, through the all-parallel linalg

@@ -78,3 +78,25 @@ func.func @computed_source(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
   %y = linalg.exp ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+// The diagonal of x[:, 2:10]: both results of the folded map use d0, so the
+// region reads 8 elements of x, not 8 x 8 (32 + 32 bytes out).
+// CHECK-LABEL: func.func @sliced_diagonal(
+// CHECK-NEXT: call @sliced_diagonal_region0(%arg0) : (tensor<8x16xf32>) -> tensor<8xf32>
+// CHECK: func.func private @sliced_diagonal_region0(%arg0: tensor<8x16xf32>)
+// CHECK-SAME: bytes = 64
+#diag = affine_map<(d0) -> (d0, d0)>
+#vec = affine_map<(d0) -> (d0)>
+func.func @sliced_diagonal(%x: tensor<8x16xf32>) -> tensor<8xf32> {
+  %s = tensor.extract_slice %x[0, 2] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %d = linalg.generic {indexing_maps = [#diag, #vec], iterator_types = ["parallel"]}
+      ins(%s : tensor<8x8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %d : tensor<8xf32>
+}
