@@ -22,6 +22,7 @@
 #include "cuda-agent/Outline/SliceReads.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionHash.h"
+#include "cuda-agent/Outline/RegionCost.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,13 +32,11 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/xxhash.h"
 
@@ -636,86 +635,6 @@ void duplicateInitsPerUse(func::FuncOp func) {
       use->set(builder.clone(op)->getResult(0));
     }
   }
-}
-
-/// Sums loop volume times the number of arithmetic body ops (constants and
-/// casts do not count) over the linalg ops of `func`.
-int64_t countFlops(func::FuncOp func) {
-  int64_t flops = 0;
-  func.walk([&](linalg::LinalgOp op) {
-    int64_t volume = 1;
-    for (int64_t range : op.getStaticLoopRanges())
-      volume *= range;
-    int64_t bodyOps = llvm::count_if(
-        op.getBlock()->without_terminator(),
-        [](Operation &bodyOp) {
-          return !bodyOp.hasTrait<OpTrait::ConstantLike>() &&
-                 !isa<CastOpInterface>(bodyOp);
-        });
-    flops += volume * bodyOps;
-  });
-  return flops;
-}
-
-/// The elements of `arg` the region reads at least. All of them, except
-/// where every reader is a linalg input whose map has a result that is not a
-/// loop index (a slice folded into its reader, SliceReads.h) and each result
-/// a constant or sums and constant multiples of one loop index: then those
-/// the largest reader reaches, the product of the ranges of the loops its
-/// results use (each loop once: each result takes distinct values over its
-/// loop, and a diagonal's two results one value per step). The largest, not the
-/// sum: two slices of one argument may overlap, and the floor this sets
-/// must never exceed what a correct kernel moves.
-static int64_t countReadElements(BlockArgument arg) {
-  auto shaped = cast<ShapedType>(arg.getType());
-  int64_t all = shaped.getNumElements(), largest = 0;
-  for (OpOperand &use : arg.getUses()) {
-    auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
-    if (!reader || reader.isDpsInit(&use))
-      return all;
-    AffineMap map = reader.getMatchingIndexingMap(&use);
-    if (map.isProjectedPermutation())
-      return all;
-    llvm::SmallBitVector used(map.getNumDims());
-    for (AffineExpr result : map.getResults()) {
-      llvm::SmallBitVector dims(map.getNumDims());
-      bool linear = true;
-      result.walk([&](AffineExpr e) {
-        if (auto dim = dyn_cast<AffineDimExpr>(e))
-          dims.set(dim.getPosition());
-        linear &= isa<AffineDimExpr, AffineConstantExpr>(e) ||
-                  e.getKind() == AffineExprKind::Add ||
-                  e.getKind() == AffineExprKind::Mul;
-      });
-      if (!linear || dims.count() > 1)
-        return all;
-      used |= dims;
-    }
-    SmallVector<int64_t> ranges = reader.getStaticLoopRanges();
-    int64_t reached = 1;
-    for (unsigned d : used.set_bits())
-      reached *= ranges[d];
-    largest = std::max(largest, reached);
-  }
-  return std::min(all, largest);
-}
-
-/// Bytes of every result of `func` and of what it reads of each argument
-/// (countReadElements): the least traffic any kernel for the region must
-/// move, the verifier's roofline floor.
-int64_t countBytes(func::FuncOp func) {
-  auto bytesOf = [](Type type, int64_t elements) {
-    return elements *
-           ((cast<ShapedType>(type).getElementTypeBitWidth() + 7) / 8);
-  };
-  int64_t bytes = 0;
-  for (BlockArgument arg : func.getArguments())
-    if (isa<ShapedType>(arg.getType()))
-      bytes += bytesOf(arg.getType(), countReadElements(arg));
-  for (Type type : func.getResultTypes())
-    if (auto shaped = dyn_cast<ShapedType>(type))
-      bytes += bytesOf(type, shaped.getNumElements());
-  return bytes;
 }
 
 KernelKind kernelKind(const Group &group) {
