@@ -3,7 +3,9 @@
 // See SliceReads.h. A kept source dimension d of the slice reads
 // `r * stride[d] + offset[d]`, where r is the reader's map result for the
 // slice's matching dimension; a dimension a rank-reducing slice drops reads
-// the constant `offset[d]`.
+// the constant `offset[d]`; a dimension whose read would stay a bare loop
+// index over fewer elements than the source has is split in a view of the
+// source, read at part 0.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -57,38 +61,97 @@ static bool staysElementwise(linalg::LinalgOp op) {
   return true;
 }
 
-/// The map through which a reader with input map `map` reads the source of
-/// `slice`, or null where linalg cannot take it: a result that stays a bare
-/// loop index (offset 0, stride 1) over a dimension the slice shortens would
-/// give that loop two sizes.
-static AffineMap composeSliceMap(AffineMap map, tensor::ExtractSliceOp slice) {
+/// How a reader reads the source of a slice: through `map`, from the source
+/// itself or, where `split` has a nonzero size, from a view of it (an
+/// expand_shape) that splits each such source dimension of extent N into
+/// (N / size, size).
+struct SliceRead {
+  AffineMap map;
+  SmallVector<int64_t> split;
+
+  bool readsView() const {
+    return llvm::any_of(split, [](int64_t size) { return size != 0; });
+  }
+};
+
+/// The read of `slice`'s source by a reader with input map `map`, or a null
+/// map where linalg cannot take it. A result that stays a bare loop index
+/// (offset 0, stride 1) over a dimension the slice shortens to `size` would
+/// give that loop two sizes: where `size` divides the dimension, the read
+/// goes through the split view instead, at part 0 and the loop index (the
+/// first of a GLU's halves, the first third of a fused projection); where it
+/// does not, there is no read.
+static SliceRead composeSliceMap(AffineMap map, tensor::ExtractSliceOp slice) {
   MLIRContext *ctx = map.getContext();
   llvm::SmallBitVector dropped = slice.getDroppedDims();
   ArrayRef<int64_t> sourceShape = slice.getSourceType().getShape();
+  SliceRead read;
+  read.split.assign(sourceShape.size(), 0);
   SmallVector<AffineExpr> results;
   unsigned kept = 0;
-  for (auto [d, size] : llvm::enumerate(sourceShape)) {
+  for (auto [d, extent] : llvm::enumerate(sourceShape)) {
     AffineExpr offset =
         getAffineConstantExpr(slice.getStaticOffsets()[d], ctx);
     if (dropped.test(d)) {
       results.push_back(offset);
       continue;
     }
-    AffineExpr read =
+    AffineExpr index =
         map.getResult(kept++) * slice.getStaticStrides()[d] + offset;
-    if (isa<AffineDimExpr>(read) && slice.getStaticSizes()[d] != size)
-      return {};
-    results.push_back(read);
+    int64_t size = slice.getStaticSizes()[d];
+    if (isa<AffineDimExpr>(index) && size != extent) {
+      if (extent % size != 0)
+        return {};
+      read.split[d] = size;
+      results.push_back(getAffineConstantExpr(0, ctx));
+    }
+    results.push_back(index);
   }
-  return AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, ctx);
+  read.map = AffineMap::get(map.getNumDims(), map.getNumSymbols(), results,
+                            ctx);
+  return read;
 }
 
 /// True when `op` reads a foldable slice through a map composeSliceMap takes.
 static bool readsFoldableSlice(linalg::LinalgOp op) {
   return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
     tensor::ExtractSliceOp slice = foldableSlice(in->get());
-    return slice && composeSliceMap(op.getMatchingIndexingMap(in), slice);
+    return slice && composeSliceMap(op.getMatchingIndexingMap(in), slice).map;
   });
+}
+
+/// The view of `slice`'s source that `read` reads: the source, or its
+/// expand_shape by `read.split`, built once per slice and split (after the
+/// slice, so that it dominates every reader of the slice).
+static Value viewFor(tensor::ExtractSliceOp slice, const SliceRead &read,
+                     IRRewriter &rewriter,
+                     std::map<std::pair<Operation *, SmallVector<int64_t>>,
+                              Value> &views) {
+  if (!read.readsView())
+    return slice.getSource();
+  Value &view = views[{slice.getOperation(), read.split}];
+  if (view)
+    return view;
+  RankedTensorType source = slice.getSourceType();
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> groups;
+  for (auto [extent, size] : llvm::zip(source.getShape(), read.split)) {
+    ReassociationIndices group{static_cast<int64_t>(shape.size())};
+    if (size != 0) {
+      shape.push_back(extent / size);
+      group.push_back(shape.size());
+      shape.push_back(size);
+    } else {
+      shape.push_back(extent);
+    }
+    groups.push_back(group);
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointAfter(slice);
+  view = tensor::ExpandShapeOp::create(rewriter, slice.getLoc(),
+                                       source.clone(shape), slice.getSource(),
+                                       groups);
+  return view;
 }
 
 unsigned cuda_agent::foldSliceReads(Operation *root) {
@@ -100,6 +163,7 @@ unsigned cuda_agent::foldSliceReads(Operation *root) {
   IRRewriter rewriter(root->getContext());
   unsigned folded = 0;
   llvm::SetVector<Operation *> slices;
+  std::map<std::pair<Operation *, SmallVector<int64_t>>, Value> views;
   for (linalg::LinalgOp op : readers) {
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
     if (!generic) {
@@ -113,13 +177,14 @@ unsigned cuda_agent::foldSliceReads(Operation *root) {
     SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
     for (OpOperand *input : generic.getDpsInputOperands()) {
       tensor::ExtractSliceOp slice = foldableSlice(input->get());
-      AffineMap read =
-          slice ? composeSliceMap(maps[input->getOperandNumber()], slice)
-                : AffineMap();
-      if (!read)
+      if (!slice)
         continue;
-      maps[input->getOperandNumber()] = read;
-      rewriter.modifyOpInPlace(generic, [&] { input->set(slice.getSource()); });
+      SliceRead read = composeSliceMap(maps[input->getOperandNumber()], slice);
+      if (!read.map)
+        continue;
+      maps[input->getOperandNumber()] = read.map;
+      Value source = viewFor(slice, read, rewriter, views);
+      rewriter.modifyOpInPlace(generic, [&] { input->set(source); });
       slices.insert(slice);
       ++folded;
     }

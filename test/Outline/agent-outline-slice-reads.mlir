@@ -1,6 +1,7 @@
 // Slices read by elementwise ops are folded into the readers' maps before
-// grouping (lib/Outline/SliceReads.cpp); those a reduction reads, those
-// linalg could not take as a map stay slices (copied or viewed in the
+// grouping (lib/Outline/SliceReads.cpp), through a split view of the source
+// where a map alone cannot say it; those a reduction reads, those linalg
+// could not take as a map or view stay slices (copied or viewed in the
 // caller). Positive cases with their kernels:
 // Generate/builtin-slice-reads-emulated.test.
 // RUN: cuda-agent-opt %s --split-input-file --agent-outline 2>/dev/null | FileCheck %s
@@ -23,15 +24,57 @@ func.func @named_exp(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// x[:, 0:8] read by a bare loop index would give d1 two sizes: kept.
+// x[:, 0:8] read by a bare loop index would give d1 two sizes as a map of
+// x: the reader reads a view of x split into two halves of 8 columns, at
+// half 0, and the region counts the 4x8 elements it reads.
+// CHECK: #[[$HALF0:.+]] = affine_map<(d0, d1) -> (d0, 0, d1)>
 // CHECK-LABEL: func.func @leading_columns(
-// CHECK-NEXT: %[[S:.+]] = tensor.extract_slice %arg0[0, 0] [4, 8] [1, 1]
-// CHECK-NEXT: call @leading_columns_region0(%[[S]])
+// CHECK-NEXT: %[[V:.+]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2]] output_shape [4, 2, 8] : tensor<4x16xf32> into tensor<4x2x8xf32>
+// CHECK-NEXT: call @leading_columns_region0(%[[V]]) : (tensor<4x2x8xf32>) -> tensor<4x8xf32>
+// CHECK: func.func private @leading_columns_region0(%arg0: tensor<4x2x8xf32>)
+// CHECK-SAME: bytes = 256
+// CHECK: linalg.generic {indexing_maps = [#[[$HALF0]],
 func.func @leading_columns(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
   %s = tensor.extract_slice %x[0, 0] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
   %e = tensor.empty() : tensor<4x8xf32>
   %y = linalg.exp ins(%s : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Two readers of one leading slice share its view; the leading rows and
+// columns of a 3-d tensor split two dimensions.
+// CHECK-LABEL: func.func @shared_view(
+// CHECK-NEXT: %[[V:.+]] = tensor.expand_shape %arg0 {{\[}}[0, 1], [2], [3, 4]] output_shape [3, 2, 5, 2, 4] : tensor<6x5x8xf32> into tensor<3x2x5x2x4xf32>
+// CHECK-NEXT: call @shared_view_region0(%[[V]]) : (tensor<3x2x5x2x4xf32>) -> tensor<2x5x4xf32>
+// CHECK-NEXT: call @shared_view_region1(%[[V]]) : (tensor<3x2x5x2x4xf32>) -> tensor<2x5x4xf32>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @shared_view(%x: tensor<6x5x8xf32>) -> (tensor<2x5x4xf32>, tensor<2x5x4xf32>) {
+  %s = tensor.extract_slice %x[0, 0, 0] [2, 5, 4] [1, 1, 1] : tensor<6x5x8xf32> to tensor<2x5x4xf32>
+  %e = tensor.empty() : tensor<2x5x4xf32>
+  %a = linalg.exp ins(%s : tensor<2x5x4xf32>) outs(%e : tensor<2x5x4xf32>) -> tensor<2x5x4xf32>
+  %b = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x5x4xf32>) outs(%e : tensor<2x5x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<2x5x4xf32>
+  return %a, %b : tensor<2x5x4xf32>, tensor<2x5x4xf32>
+}
+
+// -----
+
+// x[:, 0:6] of 16 columns: 6 does not divide 16, so there is no split view
+// and the slice is kept.
+// CHECK-LABEL: func.func @leading_columns_uneven(
+// CHECK-NEXT: %[[S:.+]] = tensor.extract_slice %arg0[0, 0] [4, 6] [1, 1]
+// CHECK-NEXT: call @leading_columns_uneven_region0(%[[S]])
+func.func @leading_columns_uneven(%x: tensor<4x16xf32>) -> tensor<4x6xf32> {
+  %s = tensor.extract_slice %x[0, 0] [4, 6] [1, 1] : tensor<4x16xf32> to tensor<4x6xf32>
+  %e = tensor.empty() : tensor<4x6xf32>
+  %y = linalg.exp ins(%s : tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %y : tensor<4x6xf32>
 }
 
 // -----

@@ -13,9 +13,16 @@
 // convolution (whose strategies take projected permutations only). A reader
 // of a tensor another region computes does not join that region (the
 // outliner's readsOutOfPlace): it reads elements other threads compute, so
-// it runs after the whole tensor is written. A slice that starts at 0
-// with stride 1 and shortens a dimension the reader indexes by a bare loop
-// index stays a slice: linalg would infer two sizes for that loop.
+// it runs after the whole tensor is written.
+//
+// A slice that starts at 0 with stride 1 and shortens a dimension the reader
+// indexes by a bare loop index (`y[:, :16]` of 32 columns, a GLU's value
+// half) cannot be a map of the source: linalg would infer two sizes for that
+// loop. Where the slice's size divides the dimension, the reader reads a view
+// of the source instead, a `tensor.expand_shape` that splits the dimension
+// into (parts, size), at part 0: `(d0, d1) -> (d0, 0, d1)` of a 4x2x16 view.
+// The view costs no copy (reshapes are views between regions). Where the size
+// does not divide the dimension, the slice stays a slice.
 //
 //===----------------------------------------------------------------------===//
 

@@ -7,7 +7,7 @@ them with a double-precision reference.
 
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
 reductions of Inputs/builtin/split_reduction.mlir and batch_matvec.mlir, the
-sliced reads of slice_reads.mlir),
+sliced reads of slice_reads.mlir, a GLU's halves among them),
 each candidate named PREFIX* (default `split-`): its kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h
 (threads as std::threads, a block at a time; the read-once vector load a
 plain one) and its plan's launches run in order over a workspace that is NaN
@@ -64,6 +64,11 @@ def strided_slice(x):
     return [max(0.0, x[(2 * i + 1) * 40 + 1 + j]) for i in range(3) for j in range(32)]
 
 
+def glu_halves(a, b):
+    # a is x viewed as 6x2x32 (read at half 0), b is x itself (read at columns 32 + j).
+    return [a[i * 64 + j] / (1.0 + math.exp(-b[i * 64 + 32 + j])) for i in range(6) for j in range(32)]
+
+
 # function: (input sizes, output size, reference)
 CASES = {
     "vecmat_odd": ([300, 300 * 200], 200, vecmat_odd),
@@ -74,6 +79,7 @@ CASES = {
     "batch_matvec": ([3 * 32 * 96, 3 * 96 * 1], 3 * 32, batch_matvec),
     "slice_reads": ([6 * 40, 3 * 32], 6 * 32, slice_reads),
     "strided_slice": ([6 * 40], 3 * 32, strided_slice),
+    "glu_halves": ([6 * 64, 6 * 64], 6 * 32, glu_halves),
 }
 # The read-once load's PTX, replaced by a plain read.
 STREAM = re.compile(r"(ca_load_stream\(const ca_vec<T, N> \*p\) \{\n).*?\n\}\n", re.S)
