@@ -44,12 +44,56 @@ constexpr llvm::StringLiteral kIreeSpecFile = "spec.mlir";
 constexpr llvm::StringLiteral kOffsetTrialPassed = "pass";
 constexpr llvm::StringLiteral kOffsetTrialNotRun = "not run";
 
+/// The CUDA GPUs the export describes to IREE, by compute capability, with
+/// the shared memory one workgroup can opt in to (Ampere's 163 KB, the
+/// consumer Ampere and Ada parts' 99 KB, Hopper's 227 KB).
+struct IreeChip {
+  llvm::StringLiteral chip;
+  int64_t workgroupMemoryBytes;
+};
+constexpr IreeChip kIreeChips[] = {
+    {"sm_80", 166912}, {"sm_86", 101376}, {"sm_87", 166912},
+    {"sm_89", 101376}, {"sm_90", 232448},
+};
+
+/// The compute capability `chip` (`sm_90`, `sm_90a`) names.
+std::pair<int, int> computeCapability(StringRef chip) {
+  unsigned number = 0;
+  chip.consume_front("sm_");
+  chip.take_while(llvm::isDigit).getAsInteger(10, number);
+  return {static_cast<int>(number / 10), static_cast<int>(number % 10)};
+}
+
+/// kIreeChips' entry for `chip`'s compute capability (`sm_90a` is an
+/// sm_90), or null.
+const IreeChip *findIreeChip(StringRef chip) {
+  for (const IreeChip &known : kIreeChips)
+    if (computeCapability(known.chip) == computeCapability(chip) &&
+        chip.starts_with(known.chip))
+      return &known;
+  return nullptr;
+}
+
 } // namespace
 
-/// IREE's description of an sm_90 GPU (its codegen needs one; 3.13 has no
-/// `sm_90` by name): the Ampere feature set it knows, Hopper's 227 KB of
-/// shared memory per block.
+std::optional<std::string> cuda_agent::checkIreeChip(StringRef chip) {
+  if (findIreeChip(chip))
+    return std::nullopt;
+  std::string known;
+  llvm::raw_string_ostream os(known);
+  llvm::interleave(
+      kIreeChips, os, [&](const IreeChip &c) { os << c.chip; }, ", ");
+  return ("the IREE export knows the targets of " + known + " GPUs, not '" +
+          chip + "'")
+      .str();
+}
+
+/// IREE's description of a CUDA GPU (its codegen needs one; 3.13 has no
+/// `sm_90` by name): the Ampere feature set it knows and the chip's shared
+/// memory per workgroup.
 std::string cuda_agent::ireeExecutableTarget(StringRef chip) {
+  const IreeChip *known = findIreeChip(chip);
+  assert(known && "checkIreeChip first");
   return llvm::formatv(
       "#hal.executable.target<\"cuda\", \"cuda-nvptx-fb\", "
       "{iree_codegen.target_info = #iree_gpu.target<arch = \"{0}\", "
@@ -61,8 +105,19 @@ std::string cuda_agent::ireeExecutableTarget(StringRef chip) {
       "<NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], "
       "max_workgroup_sizes = [1024, 1024, 1024], "
       "max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = "
-      "232448, max_workgroup_counts = [2147483647, 65535, 65535]>>}>",
-      chip);
+      "{1}, max_workgroup_counts = [2147483647, 65535, 65535]>>}>",
+      chip, known->workgroupMemoryBytes);
+}
+
+std::string cuda_agent::ireeFlagsFileName(StringRef chip) {
+  std::string name = chip.take_front(5).str();
+  llvm::erase(name, '_');
+  return name + ".flags";
+}
+
+int64_t cuda_agent::ireeWorkgroupMemoryBytes(StringRef chip) {
+  const IreeChip *known = findIreeChip(chip);
+  return known ? known->workgroupMemoryBytes : 0;
 }
 
 namespace {
@@ -78,14 +133,6 @@ std::string str(Type type) {
 std::string denseBytes(StringRef bytes) {
   return llvm::formatv("dense<\"0x{0}\"> : vector<{1}xi8>",
                        llvm::toHex(bytes), bytes.size());
-}
-
-/// The compute capability `chip` (`sm_90`, `sm_90a`) names.
-std::pair<int, int> computeCapability(StringRef chip) {
-  unsigned number = 0;
-  chip.consume_front("sm_");
-  chip.take_while(llvm::isDigit).getAsInteger(10, number);
-  return {static_cast<int>(number / 10), static_cast<int>(number % 10)};
 }
 
 /// Writes the IREE form of one region function whose kernel is `plan`, or
@@ -199,7 +246,20 @@ private:
         return "kernel '" + launch.kernel + "' is given no buffer to write";
       if (!plan.objects.count(launch.object))
         return "its plan has no object '" + launch.object + "'";
+      if (launch.sharedBytes > ireeWorkgroupMemoryBytes(chip))
+        return llvm::formatv("kernel '{0}' takes {1} bytes of shared memory; "
+                             "an {2} workgroup has {3}",
+                             launch.kernel, launch.sharedBytes, chip,
+                             ireeWorkgroupMemoryBytes(chip))
+            .str();
     }
+    // The cubin runs on its own chip, its PTX on that chip and newer ones,
+    // except an arch-specific kernel's (sm_90a), which runs on its chip only.
+    if (computeCapability(cubinChip()) > computeCapability(chip) ||
+        (isArchSpecific() &&
+         computeCapability(cubinChip()) != computeCapability(chip)))
+      return "its kernel is built for " + cubinChip().str() +
+             ", which does not run on the export's " + chip.str();
     // The kernel's widest global access must fit IREE's binding alignment.
     alignment = 1;
     for (const PlanBuffer &buffer : plan.buffers)
@@ -450,7 +510,7 @@ private:
   /// pack_a and pack_b) would both launch the first without it.
   void writeObjects(raw_ostream &os, StringRef id, const PlanLaunch &launch,
                     StringRef cubinFile) {
-    auto [major, minor] = computeCapability(chip);
+    auto [major, minor] = computeCapability(cubinChip());
     std::string dev = "%" + id.str() + "_cubin_device";
     os << "      objects({\n        " << kIreeTargetAlias << " if(" << dev
        << ": !hal.device) -> i1 {\n";
@@ -478,8 +538,7 @@ private:
        << denseBytes(plan.objects.lookup(launch.object)) << "}>]";
     // An arch-specific kernel (plan chip sm_90a: wgmma) has no PTX a newer
     // chip could JIT: its cubin is the only object.
-    bool archSpecific = StringRef(plan.chip).ends_with("a");
-    if (!ptxText.empty() && !archSpecific) {
+    if (!ptxText.empty() && !isArchSpecific()) {
       // cuModuleLoadData takes PTX as a C string.
       std::string ptx = ptxText.str();
       ptx.push_back('\0');
@@ -489,6 +548,14 @@ private:
     }
     os << "\n      })\n";
   }
+
+  /// The chip the plan's cubins are built for (the export's when the plan
+  /// does not say).
+  StringRef cubinChip() const {
+    return plan.chip.empty() ? chip : StringRef(plan.chip);
+  }
+  /// Whether the cubins use an arch-specific feature set (`sm_90a`).
+  bool isArchSpecific() const { return cubinChip().ends_with("a"); }
 
   func::FuncOp func;
   const LaunchPlan &plan;
@@ -569,10 +636,8 @@ std::string cuda_agent::ireeTargetFlags(StringRef chip) {
 
 FailureOr<IreeModuleExport> cuda_agent::buildIreeModule(ModuleOp module,
                                                         StringRef chip) {
-  if (!chip.starts_with("sm_90"))
-    return emitError(module.getLoc())
-           << "the IREE export knows the target of sm_90 GPUs only, not '"
-           << chip << "'";
+  if (std::optional<std::string> why = checkIreeChip(chip))
+    return emitError(module.getLoc()) << *why;
   IreeModuleExport result;
   result.name = moduleName(module);
   std::string &text = result.text;
@@ -639,9 +704,7 @@ LogicalResult cuda_agent::exportForIree(ModuleOp module, StringRef dir,
     os << contents;
     return success();
   };
-  std::string flagsFile = chip.take_front(5).str();
-  llvm::erase(flagsFile, '_');
-  flagsFile += ".flags";
+  std::string flagsFile = ireeFlagsFileName(chip);
   std::string mlirFile = exported->name + ".iree.mlir";
   FailureOr<std::string> spec = buildIreeSpec(module, *exported, chip, input);
   if (failed(spec) || failed(write(mlirFile, exported->text)) ||

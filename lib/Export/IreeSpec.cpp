@@ -160,7 +160,8 @@ FailureOr<std::string> cuda_agent::buildIreeSpec(ModuleOp module,
      << ": a preprocessing spec for IREE that replaces the regions with "
         "verified kernels in\n// your own module with their dispatches. "
         "Written by cuda-agent-opt.\n//\n//   iree-compile YOUR_MODULE.mlir @"
-     << "sm90.flags --iree-preprocessing-transform-spec-filename=spec.mlir\n//\n";
+     << ireeFlagsFileName(chip)
+     << " --iree-preprocessing-transform-spec-filename=spec.mlir\n//\n";
   std::string definitions, pairs;
   llvm::raw_string_ostream defs(definitions);
   for (IreeRegionExport &region : exported.regions) {

@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,8 +78,21 @@ struct IreeModuleExport {
 /// The alias the exported module and the spec give their executable target.
 inline constexpr llvm::StringLiteral kIreeTargetAlias = "#cuda_agent_target";
 
-/// IREE's `#hal.executable.target` for CUDA `chip` (sm_90).
+/// Why the export cannot target `chip`, or nullopt: it describes sm_80,
+/// sm_86, sm_87, sm_89 and sm_90 (sm_90a) GPUs to IREE.
+std::optional<std::string> checkIreeChip(StringRef chip);
+
+/// IREE's `#hal.executable.target` for CUDA `chip` (sm_90), one that
+/// checkIreeChip accepts.
 std::string ireeExecutableTarget(StringRef chip);
+
+/// The name of the response file with `chip`'s target (`sm90.flags` for
+/// sm_90 and sm_90a).
+std::string ireeFlagsFileName(StringRef chip);
+
+/// The shared memory one workgroup can opt in to on `chip` (0 for a chip
+/// checkIreeChip refuses).
+int64_t ireeWorkgroupMemoryBytes(StringRef chip);
 
 /// Rewrites the named elementwise ops in `op` (linalg.add, linalg.exp, ...)
 /// as linalg.generic: IREE 3.13's linalg no longer has them ("custom op

@@ -144,10 +144,14 @@ def AgentExportIreePass : Pass<"agent-export-iree", "::mlir::ModuleOp"> {
     every region that has a verified kernel (`cuda_agent.kernel`) replaced
     by one `hal.dispatch.extern` per launch of its plan, chained through
     tensors (outputs start as `tensor.empty`, the workspace and temporaries
-    zeroed), the cubin embedded for devices of compute capability `chip`
-    and the PTX as a second object for others; every other region stays
-    linalg for IREE's own codegen. Beside it: `DIR/sm90.flags` (the
-    explicit CUDA target, an `iree-compile` response file),
+    zeroed), the cubin embedded for devices of its plan's compute
+    capability and the PTX as a second object for newer ones; every other
+    region stays linalg for IREE's own codegen, and so does a region whose
+    kernel cannot run on `chip` (built for a newer chip, or for another
+    chip's arch-specific features, or taking more shared memory than a
+    workgroup has there). Beside it: `DIR/sm90.flags` (`chip`'s explicit
+    CUDA target, an `iree-compile` response file named after it: sm_80,
+    sm_86, sm_87, sm_89 and sm_90 are known),
     `DIR/objects/*.cubin` (the cubins embedded), `DIR/<module>.iree.json`
     (each region's dispatches, or why it was not exported, and the buffer
     alignment each kernel needs: IREE guarantees 64 bytes) and
@@ -168,7 +172,8 @@ def AgentExportIreePass : Pass<"agent-export-iree", "::mlir::ModuleOp"> {
            "The directory the IREE module is written to, for example "
            "`dir=build/iree`.">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "The GPU architecture of the cubins, for example `chip=sm_90`.">,
+           "The GPU architecture the module is compiled for, for example "
+           "`chip=sm_90`.">,
     Option<"input", "input", "std::string", /*default=*/"",
            "The module before outlining (a file), in which the preprocessing "
            "spec looks for each region; under --agent-lower, the pipeline's "
