@@ -2,8 +2,10 @@
 //
 // A row program's reductions all reduce the same trailing dimensions into
 // outputs over the leading ones, initialized by fills; every other operand
-// is the whole rows, one value per row, one value per column or one value
-// for all (rank 0). This file checks that and finds a softmax's max and sum
+// is the whole rows, one value per row, one value per column (an input, or
+// computed from such by elementwise generics over the columns, as an
+// activation of a matrix-vector product's vector) or one value for all
+// (rank 0). This file checks that and finds a softmax's max and sum
 // of exponentials, which the row kernels compute in one pass
 // (OnlineSoftmax.cpp).
 //
@@ -55,6 +57,70 @@ static bool isGroupColumns(AffineMap map, const RowShape &rs,
   return shape == ArrayRef<int64_t>(want);
 }
 
+/// The generics of `region` that compute one value per column (over the
+/// columns' shape, every result read through the identity): each reads
+/// splats, rank-0 values, and inputs or other such generics' results of the
+/// columns' shape through the identity, with its inits unread; each result is
+/// read only by generics over the whole rows through the minor identity (one
+/// value per column) or by other such generics. Found as the largest set
+/// that is closed under those rules.
+static llvm::SmallPtrSet<Operation *, 4>
+findPerColumnGenerics(const LinalgRegion &region, const RowShape &rs) {
+  unsigned rank = rs.rowDims.size() + rs.colDims.size();
+  auto overColumns = [&](linalg::GenericOp g) {
+    if (isReduction(g) || g.getStaticLoopRanges() != rs.colDims)
+      return false;
+    for (OpOperand &operand : g->getOpOperands()) {
+      AffineMap map = g.getMatchingIndexingMap(&operand);
+      if (g.isDpsInit(&operand)) {
+        if (!map.isIdentity() || !g.getMatchingBlockArgument(&operand).use_empty())
+          return false;
+        continue;
+      }
+      Value v = operand.get();
+      if (region.splats.count(v) || shapeOf(v).empty())
+        continue;
+      if (!map.isIdentity() || shapeOf(v) != ArrayRef<int64_t>(rs.colDims))
+        return false;
+    }
+    return true;
+  };
+  llvm::SmallPtrSet<Operation *, 4> set;
+  for (linalg::GenericOp g : region.generics)
+    if (overColumns(g))
+      set.insert(g);
+  // Drop those whose operands or readers break the rules until none does.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (linalg::GenericOp g : region.generics) {
+      if (!set.contains(g))
+        continue;
+      bool ok = llvm::all_of(g.getDpsInputs(), [&](Value v) {
+        Operation *producer = v.getDefiningOp();
+        return isa<BlockArgument>(v) || region.splats.count(v) ||
+               (producer && set.contains(producer));
+      });
+      for (Value result : g->getResults())
+        for (OpOperand &use : result.getUses()) {
+          auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
+          if (!reader || reader.isDpsInit(&use)) {
+            ok = false;
+            continue;
+          }
+          AffineMap map = reader.getMatchingIndexingMap(&use);
+          ok &= set.contains(reader) ||
+                (reader.getNumLoops() == rank && map.isMinorIdentity() &&
+                 map.getNumResults() == rs.colDims.size());
+        }
+      if (!ok) {
+        set.erase(g);
+        changed = true;
+      }
+    }
+  }
+  return set;
+}
+
 FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
                                                      std::string &why) {
   RowShape rs;
@@ -95,8 +161,11 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
   }
   rs.rows = product(rs.rowDims);
   rs.cols = product(rs.colDims);
+  rs.perColumn = findPerColumnGenerics(region, rs);
   unsigned p = rs.rowDims.size(), rank = p + rs.colDims.size();
   for (linalg::GenericOp g : region.generics) {
+    if (rs.perColumn.contains(g))
+      continue;
     unsigned loops = g.getNumLoops();
     if (loops != rank && loops != p) {
       why = "an elementwise op over another shape than the rows";
@@ -128,6 +197,17 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
         why = "an operand that is not the rows, one value per row, per "
               "column or per column of a group of rows with the matching "
               "indexing map, or a rank-0 value";
+        return failure();
+      }
+      // A value the kernel holds per row (a reduction's, or a generic's over
+      // the rows) read as anything else: where rows and columns have one
+      // shape, the maps above take it, and the kernel would read the row's
+      // value at every column.
+      auto producer = v.getDefiningOp<linalg::GenericOp>();
+      if (producer && !rs.perColumn.contains(producer) &&
+          (isReduction(producer) || producer.getNumLoops() == p) &&
+          !isLeadingDims(map, p)) {
+        why = "a value computed per row is read other than per row";
         return failure();
       }
     }

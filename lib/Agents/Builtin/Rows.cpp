@@ -66,8 +66,8 @@ FailureOr<Variant> RowKernelWriter::write() {
     writeCachedInputs();
   for (linalg::GenericOp g : region.generics) {
     if (!isReduction(g)) {
-      if (g.getNumLoops() != rs.rowDims.size())
-        continue; // over the whole row: inlined where it is read
+      if (g.getNumLoops() != rs.rowDims.size() || rs.perColumn.contains(g))
+        continue; // over the whole row or per column: inlined where read
       if (failed(writePerRowGeneric(g)))
         return failure();
       continue;

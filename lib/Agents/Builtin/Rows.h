@@ -30,6 +30,10 @@ namespace mlir::cuda_agent::builtin {
 struct RowShape {
   SmallVector<int64_t> rowDims, colDims;
   int64_t rows = 0, cols = 0;
+  /// Generics that compute one value per column for the row passes to read
+  /// (the activation of a matrix-vector product's vector): inlined where
+  /// they are read, like those over the whole rows.
+  llvm::SmallPtrSet<Operation *, 4> perColumn;
 };
 
 /// Checks that the region is a row program and returns its row split.

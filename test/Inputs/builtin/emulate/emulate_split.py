@@ -69,6 +69,11 @@ def glu_halves(a, b):
     return [a[i * 64 + j] / (1.0 + math.exp(-b[i * 64 + 32 + j])) for i in range(6) for j in range(32)]
 
 
+def matvec_prologue(w, x, g):
+    v = [max(x[k] * g[k], 0.0) for k in range(96)]
+    return [sum(w[r * 96 + k] * v[k] for k in range(96)) for r in range(64)]
+
+
 # function: (input sizes, output size, reference)
 CASES = {
     "vecmat_odd": ([300, 300 * 200], 200, vecmat_odd),
@@ -80,6 +85,7 @@ CASES = {
     "slice_reads": ([6 * 40, 3 * 32], 6 * 32, slice_reads),
     "strided_slice": ([6 * 40], 3 * 32, strided_slice),
     "glu_halves": ([6 * 64, 6 * 64], 6 * 32, glu_halves),
+    "matvec_prologue": ([64 * 96, 96, 96], 64, matvec_prologue),
 }
 # The read-once load's PTX, replaced by a plain read.
 STREAM = re.compile(r"(ca_load_stream\(const ca_vec<T, N> \*p\) \{\n).*?\n\}\n", re.S)
