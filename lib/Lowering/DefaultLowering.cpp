@@ -24,6 +24,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -54,10 +55,78 @@ collectTopLevelHostLoops(func::FuncOp func) {
   return loops;
 }
 
+/// Gives `op`, a linalg.generic on tensors with no parallel loop (a sum of
+/// every element, an op on rank-0 tensors), a leading parallel loop of one
+/// iteration, so that it lowers to a kernel of one thread instead of staying
+/// on the host. Its outputs index no loop, so they are rank 0: they become
+/// 1-element tensors (expand_shape) read through the new loop, and the
+/// results are collapsed back.
+static void addUnitParallelLoop(linalg::GenericOp op, IRRewriter &rewriter) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> inits;
+  SmallVector<Type> resultTypes;
+  for (Value init : op.getDpsInits()) {
+    auto type = RankedTensorType::get({1}, getElementTypeOrSelf(init));
+    inits.push_back(tensor::ExpandShapeOp::create(
+        rewriter, loc, type, init, ArrayRef<ReassociationIndices>{}));
+    resultTypes.push_back(type);
+  }
+  unsigned loops = op.getNumLoops() + 1;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands())
+    maps.push_back(op.getMatchingIndexingMap(input).shiftDims(1));
+  maps.append(inits.size(),
+              AffineMap::get(loops, 0, {getAffineDimExpr(0, ctx)}, ctx));
+  SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel};
+  llvm::append_range(iterators, op.getIteratorTypesArray());
+  auto unit = linalg::GenericOp::create(rewriter, loc, resultTypes,
+                                        op.getDpsInputs(), inits, maps,
+                                        iterators);
+  rewriter.inlineRegionBefore(op.getRegion(), unit.getRegion(),
+                              unit.getRegion().begin());
+  unit.walk([](linalg::IndexOp index) { index.setDim(index.getDim() + 1); });
+  SmallVector<Value> results;
+  for (auto [result, old] : llvm::zip(unit.getResults(), op.getResults()))
+    results.push_back(tensor::CollapseShapeOp::create(
+        rewriter, loc, old.getType(), result,
+        ArrayRef<ReassociationIndices>{}));
+  rewriter.replaceOp(op, results);
+}
+
+/// Whether `op` is a linalg op on tensors without a parallel loop whose
+/// outputs are rank 0 (addUnitParallelLoop's ops; named ones such as a
+/// rank-0 fill or a dot product are generalized first).
+static bool hasNoParallelLoop(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && op.getNumParallelLoops() == 0 &&
+         llvm::all_of(op.getDpsInits(), [](Value init) {
+           return cast<ShapedType>(init.getType()).getRank() == 0;
+         });
+}
+
 LogicalResult cuda_agent::moveParallelLoopsOutward(func::FuncOp func) {
+  IRRewriter rewriter(func.getContext());
+  SmallVector<linalg::LinalgOp> scalarOps;
+  func.walk([&](linalg::LinalgOp op) {
+    if (hasNoParallelLoop(op))
+      scalarOps.push_back(op);
+  });
+  for (linalg::LinalgOp op : scalarOps) {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> generalized =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generalized))
+        return op.emitError("cannot give this op a parallel loop: it does "
+                            "not generalize");
+      generic = *generalized;
+    }
+    addUnitParallelLoop(generic, rewriter);
+  }
   SmallVector<linalg::GenericOp> generics;
   func.walk([&](linalg::GenericOp op) { generics.push_back(op); });
-  IRRewriter rewriter(func.getContext());
   for (linalg::GenericOp op : generics) {
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     // interchangeVector[i] is the old loop that becomes loop i.

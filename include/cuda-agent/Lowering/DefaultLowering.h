@@ -32,7 +32,10 @@ constexpr int64_t kRank2TileSizes[] = {8, 32};
 
 /// Interchanges the loops of every `linalg.generic` in `func` that has a
 /// reduction loop before a parallel one so that the parallel loops come
-/// first (in order), then the reductions (in order).
+/// first (in order), then the reductions (in order). A linalg op on tensors
+/// with no parallel loop at all (a sum to a scalar, a rank-0 op or fill)
+/// first gets a parallel loop of one iteration, its rank-0 outputs viewed as
+/// 1-element tensors, so that it runs as a kernel too.
 LogicalResult moveParallelLoopsOutward(func::FuncOp func);
 
 /// Prepares every top-level host `scf.parallel` of `func` (not nested in

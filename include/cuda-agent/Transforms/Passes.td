@@ -387,7 +387,8 @@ def AgentOutlinePass : Pass<"agent-outline", "::mlir::ModuleOp"> {
 
 def AgentParallelLoopsOutwardPass
     : Pass<"agent-parallel-loops-outward", "::mlir::func::FuncOp"> {
-  let summary = "Interchange linalg.generic loops so parallel loops come first";
+  let summary = "Interchange linalg.generic loops so parallel loops come "
+                "first; give ops without one a unit parallel loop";
   let description = [{
     Permutes the loops of every `linalg.generic` on tensors whose iterators
     have a reduction before a parallel loop (a column sum, say) so that all
@@ -396,6 +397,13 @@ def AgentParallelLoopsOutwardPass
     op with the reduction inside it, instead of a host `scf.for` that would
     launch a kernel per step. The results are unchanged; only the loop order
     of the op is.
+
+    A linalg op on tensors with no parallel loop at all (a sum of every
+    element into a scalar, as a loss function ends; an op on rank-0 tensors;
+    a fill of one; a `linalg.dot`, generalized first) gets a leading parallel
+    loop of one iteration, its rank-0 outputs viewed as 1-element tensors
+    (`tensor.expand_shape`, collapsed back after), so that it runs as a
+    kernel of one thread instead of leaving its loads and stores on the host.
 
     Before:
     ```mlir

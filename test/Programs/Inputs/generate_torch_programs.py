@@ -157,6 +157,20 @@ class ConcatSliceView(nn.Module):
         return y.view(4, 2, 16).sum(dim=1)
 
 
+class MseLoss(nn.Module):
+    """KernelBench level 1's MSELoss: the mean of squared differences, a scalar."""
+
+    def forward(self, predictions, targets):
+        return F.mse_loss(predictions, targets)
+
+
+class SmoothL1Loss(nn.Module):
+    """KernelBench level 1's HuberLoss (smooth L1), a scalar."""
+
+    def forward(self, predictions, targets):
+        return F.smooth_l1_loss(predictions, targets)
+
+
 # name -> (module factory, input shapes, dtype, KernelBench shape: no data file)
 PROGRAMS = {
     "linear-relu": (LinearReLU, [(8, 64)], torch.float32, False),
@@ -175,6 +189,8 @@ PROGRAMS = {
     "matmul-f16": (MatmulF16, [(32, 64), (64, 48)], torch.float16, False),
     "concat-slice-view": (ConcatSliceView, [(8, 16)], torch.float32, False),
     "linear-glu": (LinearGlu, [(8, 16)], torch.float32, False),
+    "mse-loss": (MseLoss, [(16, 64), (16, 64)], torch.float32, False),
+    "smooth-l1-loss": (SmoothL1Loss, [(16, 64), (16, 64)], torch.float32, False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
     "softmax-kb": (Softmax, [(16, 16384)], torch.float32, True),
     "gelu-kb": (Gelu, [(16, 16384)], torch.float32, True),
