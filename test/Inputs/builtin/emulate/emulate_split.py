@@ -74,6 +74,10 @@ def matvec_prologue(w, x, g):
     return [sum(w[r * 96 + k] * v[k] for k in range(96)) for r in range(64)]
 
 
+def mean_squared_error(a, b):
+    return [sum((x - y) ** 2 for x, y in zip(a, b)) / 1024.0]
+
+
 # function: (input sizes, output size, reference)
 CASES = {
     "vecmat_odd": ([300, 300 * 200], 200, vecmat_odd),
@@ -86,6 +90,7 @@ CASES = {
     "strided_slice": ([6 * 40], 3 * 32, strided_slice),
     "glu_halves": ([6 * 64, 6 * 64], 6 * 32, glu_halves),
     "matvec_prologue": ([64 * 96, 96, 96], 64, matvec_prologue),
+    "mean_squared_error": ([16 * 64, 16 * 64], 1, mean_squared_error),
 }
 # The read-once load's PTX, replaced by a plain read.
 STREAM = re.compile(r"(ca_load_stream\(const ca_vec<T, N> \*p\) \{\n).*?\n\}\n", re.S)
