@@ -150,7 +150,44 @@ static bool hasIdentityLayout(Type type) {
   return memref && memref.getLayout().isIdentity();
 }
 
+/// Whether `value` is reached through a subview: a part of a buffer.
+static bool viewsPartOfABuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (isa<memref::SubViewOp>(def))
+      return true;
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+            def))
+      return false;
+    value = def->getOperand(0);
+  }
+  return false;
+}
+
+/// Gives every call operand of `func` that is a cast of a part of a buffer
+/// (bufferization passes a slice from offset 0, whose strides are a whole
+/// buffer's, to a function taking an identity layout by `memref.cast`) a
+/// buffer of its own, copied into: the callee takes whole buffers only.
+static void copyPartsPassedToCalls(func::FuncOp func) {
+  SmallVector<memref::CastOp> casts;
+  func.walk([&](memref::CastOp part) {
+    if (hasIdentityLayout(part.getType()) &&
+        viewsPartOfABuffer(part.getSource()) &&
+        llvm::any_of(part->getUsers(),
+                     [](Operation *user) { return isa<func::CallOp>(user); }))
+      casts.push_back(part);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (memref::CastOp part : casts) {
+    rewriter.setInsertionPoint(part);
+    Value copy = memref::AllocOp::create(rewriter, part.getLoc(),
+                                         cast<MemRefType>(part.getType()));
+    memref::CopyOp::create(rewriter, part.getLoc(), part.getSource(), copy);
+    rewriter.replaceOp(part, copy);
+  }
+}
+
 void cuda_agent::lowerStridedCopies(func::FuncOp func) {
+  copyPartsPassedToCalls(func);
   SmallVector<memref::CopyOp> copies;
   func.walk([&](memref::CopyOp copy) {
     if (copy->getParentOfType<gpu::LaunchOp>() ||

@@ -57,7 +57,9 @@ LogicalResult prepareParallelLoopsForGpu(func::FuncOp func);
 /// strided operand (a subview: a slice, a concatenation's or an
 /// insert_slice's destination, a pad's interior) into an `scf.parallel` copy
 /// loop, which the default lowering runs as a copy kernel like any other
-/// loop. Copies between whole buffers stay: they become `gpu.memcpy`.
+/// loop. Copies between whole buffers stay: they become `gpu.memcpy`. A part
+/// of a buffer passed to a call (bufferization casts a slice from offset 0
+/// to the callee's identity layout) is copied into a buffer of its own first.
 void lowerStridedCopies(func::FuncOp func);
 
 /// Makes the host side of `func` (run after `convert-parallel-loops-to-gpu`)

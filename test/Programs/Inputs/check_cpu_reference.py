@@ -77,6 +77,8 @@ PROGRAMS = {
     "concat-branches": ("concat_branches", [(8, 16)],
                         lambda x: [np.concatenate([np.exp(x), np.maximum(x, 0)], axis=1)]),
     "slice-exp": ("slices", [(4, 16)], lambda x: [np.exp(x[:, 2:10]), x[1:3]]),
+    "first-step-of-computed": ("first_step", [(4, 2, 32)],
+                               lambda x: [np.maximum(np.exp(x)[0], 0)]),
     "glu-halves": ("glu_halves", [(8, 16), (16, 32)],
                    lambda x, w: [(x @ w)[:, :16] / (1 + np.exp(-(x @ w)[:, 16:]))]),
     "transpose-matmul": ("transpose_matmul", [(16, 32), (24, 32)], lambda x, w: [x @ w.T]),
