@@ -178,6 +178,25 @@ class ConvScaleMin(nn.Module):
         return torch.min(self.conv(x) * self.scale, dim=1, keepdim=True).values
 
 
+class MseLoss(nn.Module):
+    """KernelBench level 1's MSELoss: a mean over every element, a 0-d result."""
+
+    def forward(self, predictions, targets):
+        return nn.functional.mse_loss(predictions, targets)
+
+
+class LstmOutput(nn.Module):
+    """An nn.LSTM over a few time steps (KernelBench level 3's LSTMs), its output
+    sequence: each step reads its slice of the input projection."""
+
+    def __init__(self, features=64, hidden=64):
+        super().__init__()
+        self.lstm = nn.LSTM(features, hidden, batch_first=True)
+
+    def forward(self, x):
+        return self.lstm(x)[0]
+
+
 def _randn(*shape, dtype=torch.float32):
     return lambda device: torch.randn(*shape, dtype=dtype, device=device)
 
@@ -200,6 +219,8 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "attention_scores": (AttentionScores, [_randn(4, 128, 64), _randn(4, 128, 64)]),
     "gemm_relu_sum": (GemmReluSum, [_randn(128, 256)]),
     "linear_glu": (LinearGlu, [_randn(128, 256)]),
+    "mse_loss": (MseLoss, [_randn(128, 512), _randn(128, 512)]),
+    "lstm": (LstmOutput, [_randn(4, 4, 64)]),
 }
 
 
