@@ -9,6 +9,7 @@
 
 #include "cuda-agent/Lowering/DefaultLowering.h"
 #include "cuda-agent/Lowering/LaunchPlan.h"
+#include "cuda-agent/Outline/Generalize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
@@ -113,17 +114,11 @@ LogicalResult cuda_agent::moveParallelLoopsOutward(func::FuncOp func) {
       scalarOps.push_back(op);
   });
   for (linalg::LinalgOp op : scalarOps) {
-    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (!generic) {
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::GenericOp> generalized =
-          linalg::generalizeNamedOp(rewriter, op);
-      if (failed(generalized))
-        return op.emitError("cannot give this op a parallel loop: it does "
-                            "not generalize");
-      generic = *generalized;
-    }
-    addUnitParallelLoop(generic, rewriter);
+    FailureOr<linalg::GenericOp> generic = asGeneric(rewriter, op);
+    if (failed(generic))
+      return op.emitError("cannot give this op a parallel loop: it does "
+                          "not generalize");
+    addUnitParallelLoop(*generic, rewriter);
   }
   SmallVector<linalg::GenericOp> generics;
   func.walk([&](linalg::GenericOp op) { generics.push_back(op); });

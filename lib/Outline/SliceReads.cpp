@@ -10,9 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/SliceReads.h"
+#include "cuda-agent/Outline/Generalize.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
@@ -165,15 +165,10 @@ unsigned cuda_agent::foldSliceReads(Operation *root) {
   llvm::SetVector<Operation *> slices;
   std::map<std::pair<Operation *, SmallVector<int64_t>>, Value> views;
   for (linalg::LinalgOp op : readers) {
-    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (!generic) {
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::GenericOp> generalized =
-          linalg::generalizeNamedOp(rewriter, op);
-      if (failed(generalized))
-        continue;
-      generic = *generalized;
-    }
+    FailureOr<linalg::GenericOp> asGenericOp = asGeneric(rewriter, op);
+    if (failed(asGenericOp))
+      continue;
+    linalg::GenericOp generic = *asGenericOp;
     SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
     for (OpOperand *input : generic.getDpsInputOperands()) {
       tensor::ExtractSliceOp slice = foldableSlice(input->get());
