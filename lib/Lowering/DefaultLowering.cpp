@@ -145,18 +145,8 @@ static bool hasIdentityLayout(Type type) {
   return memref && memref.getLayout().isIdentity();
 }
 
-/// Whether `value` is reached through a subview: a part of a buffer.
-static bool viewsPartOfABuffer(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (isa<memref::SubViewOp>(def))
-      return true;
-    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
-            def))
-      return false;
-    value = def->getOperand(0);
-  }
-  return false;
-}
+// Defined with the host buffers below.
+static bool isWholeBuffer(Value value);
 
 /// Gives every call operand of `func` that is a cast of a part of a buffer
 /// (bufferization passes a slice from offset 0, whose strides are a whole
@@ -166,7 +156,7 @@ static void copyPartsPassedToCalls(func::FuncOp func) {
   SmallVector<memref::CastOp> casts;
   func.walk([&](memref::CastOp part) {
     if (hasIdentityLayout(part.getType()) &&
-        viewsPartOfABuffer(part.getSource()) &&
+        !isWholeBuffer(part.getSource()) &&
         llvm::any_of(part->getUsers(),
                      [](Operation *user) { return isa<func::CallOp>(user); }))
       casts.push_back(part);
