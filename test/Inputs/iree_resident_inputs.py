@@ -4,7 +4,8 @@ device memory, for timing under IREE's tools.
 
 iree-run-module and iree-benchmark-module make every `--input` a buffer the host can map:
 under CUDA, memory from cuMemAllocManaged. A kernel reads such a buffer from device memory
-only once its pages have moved there, and more slowly than memory from cuMemAlloc. A real
+only once its pages have moved there, and perhaps more slowly than memory from cuMemAlloc
+after that (not measured yet: this is what the resident timing is for). A real
 program's tensors are device-local (parameters, the results of earlier dispatches). So this
 adds, for each input of `@FN`, a mutable `util.global` that an initializer fills on the device
 (a hash of the element's index, values in [-1, 1)), `@resident_FN()`, which loads them and
