@@ -17,7 +17,7 @@
 #include "cuda-agent/Outline/RegionOutliner.h"
 #include "cuda-agent/Outline/UnitDims.h"
 #include "cuda-agent/Outline/UnusedResults.h"
-#include "cuda-agent/Outline/BooleanTensors.h"
+#include "cuda-agent/Outline/MasksAndPositions.h"
 #include "cuda-agent/Outline/SplatOperands.h"
 #include "cuda-agent/Outline/SliceReads.h"
 #include "cuda-agent/Outline/ElementTypes.h"
@@ -804,11 +804,14 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     if (failed(decomposeAggregatedOps(func)))
       return failure();
     eraseUnusedLinalgResults(func);
-    fuseBooleanTensors(func);
+    fuseMasksAndPositions(func);
     foldSplatOperands(func);
     if (failed(dropUnitDims(func)))
       return func->emitError("dropping the unit dimensions of its linalg "
                              "ops failed");
+    // Dropping unit dimensions folds the reshapes of positions (torch's
+    // arange(n).unsqueeze(1)) that kept them from their readers.
+    fuseMasksAndPositions(func);
     foldSliceReads(func);
     // Blocks that can hold regions: every block except linalg bodies.
     SmallVector<Block *> blocks;

@@ -1,7 +1,9 @@
 """cuda_agent: PyTorch modules compiled by cuda-agent-opt, run on torch tensors.
 
 - ``export(module, *inputs, params="arguments"|"constants")``: linalg text
-  (torch-mlir; CPython 3.11).
+  (torch-mlir; CPython 3.11). ``decomposition_table()`` is the table it
+  passes to torch-mlir (its own, with ``torch.cumsum``/``cumprod`` as a blocked
+  scan in linalg), for pipelines that call torch-mlir themselves.
 - ``compile(module, *inputs, agent=, verify=, db=, **agent_lower_options)``:
   a ``CompiledProgram`` that runs the whole-program bundle on torch's current
   stream.
@@ -13,14 +15,15 @@
   a machine without MLIR (``options={"cache_dir": D}`` there).
 """
 
-from ._export import ExportError, export, state_names
+from ._export import ExportError, decomposition_table, export, state_names
 from ._program import CompiledProgram, compile, compile_mlir, load
 from ._tools import CompileError, find_tool
 from .backend import FallbackWarning, cuda_agent_backend
 
 __all__ = [
     "CompileError", "CompiledProgram", "ExportError", "FallbackWarning",
-    "compile", "compile_mlir", "cuda_agent_backend", "export", "find_tool", "load", "state_names",
+    "compile", "compile_mlir", "cuda_agent_backend", "decomposition_table", "export",
+    "find_tool", "load", "state_names",
 ]
 __version__ = "0.1.0"
 

@@ -75,6 +75,17 @@ def _import_torch_mlir():
     return fx, OutputType
 
 
+def decomposition_table():
+    """torch-mlir's decompositions, and the scans as linalg (``_scan``) instead of
+    ``tm_tensor.scan``, which cuda-agent-opt does not read."""
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+    from ._scan import SCAN_DECOMPOSITIONS
+    table = dict(get_decomposition_table())
+    table.update(SCAN_DECOMPOSITIONS)
+    return table
+
+
 def export(module, *example_inputs, params: str = "arguments",
            func_name: str = "main") -> str:
     """Returns ``module`` at ``example_inputs``' shapes as linalg-on-tensors text.
@@ -110,7 +121,7 @@ def export(module, *example_inputs, params: str = "arguments",
     try:
         imported = fx.export_and_import(
             target, *args, output_type=OutputType.LINALG_ON_TENSORS,
-            func_name=func_name)
+            func_name=func_name, decomposition_table=decomposition_table())
     except Exception as error:
         raise ExportError(f"torch-mlir could not import {type(module).__name__}: "
                           f"{type(error).__name__}: {error}") from error

@@ -197,6 +197,27 @@ class LstmOutput(nn.Module):
         return self.lstm(x)[0]
 
 
+class Cumsum(nn.Module):
+    """KernelBench level 1's cumsum along dim 1 (reverse=True: its reverse cumsum,
+    a cumsum of the flipped rows flipped back)."""
+
+    def __init__(self, reverse=False):
+        super().__init__()
+        self.reverse = reverse
+
+    def forward(self, x):
+        if self.reverse:
+            return torch.cumsum(x.flip(1), dim=1).flip(1)
+        return torch.cumsum(x, dim=1)
+
+
+class Cumprod(nn.Module):
+    """KernelBench level 1's cumprod along dim 1."""
+
+    def forward(self, x):
+        return torch.cumprod(x, dim=1)
+
+
 def _randn(*shape, dtype=torch.float32):
     return lambda device: torch.randn(*shape, dtype=dtype, device=device)
 
@@ -221,6 +242,11 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "linear_glu": (LinearGlu, [_randn(128, 256)]),
     "mse_loss": (MseLoss, [_randn(128, 512), _randn(128, 512)]),
     "lstm": (LstmOutput, [_randn(4, 4, 64)]),
+    # Scans: torch-mlir's tm_tensor.scan replaced by a blocked scan in linalg (_scan.py);
+    # 1000 is not a multiple of the block, 4000 (KernelBench's length) is.
+    "cumsum": (Cumsum, [_randn(16, 1000)]),
+    "cumsum_reverse": (lambda: Cumsum(reverse=True), [_randn(16, 4000)]),
+    "cumprod": (Cumprod, [_randn(16, 100)]),
 }
 
 
@@ -244,6 +270,8 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "kb_linear_glu": (lambda: LinearGlu(8192, 4096), [_randn(1024, 8192)]),
     # The conv of kb_conv2d_relu, scaled, then a min over the output channels.
     "kb_conv_scale_min": (lambda: ConvScaleMin(64, 128), [_randn(16, 64, 128, 128)]),
+    # KernelBench level 1's cumsum at an eighth of its 32768 x 32768 (512 MB).
+    "kb_cumsum": (Cumsum, [_randn(4096, 32768)]),
 }
 
 

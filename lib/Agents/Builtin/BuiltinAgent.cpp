@@ -40,7 +40,7 @@ ArrayRef<const Strategy *> cuda_agent::builtin::getStrategies() {
   // before its general one.
   static const Strategy *const strategies[] = {
       &getConvStrategy(),            &getMatmulStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
-      &getRowsClusterStrategy(),     &getRowsSplitStrategy(),       &getRowsStrategy(),
+      &getBlockScanStrategy(),       &getRowsClusterStrategy(),     &getRowsSplitStrategy(),       &getRowsStrategy(),
       &getRowsClusterStagedStrategy(), &getSerialReductionStrategy(),
   };
   return strategies;

@@ -4,7 +4,9 @@
 // over the outputs, each thread a chunk of `vector` consecutive elements,
 // read and written with one aligned vector access per operand where the
 // innermost dimension allows (16 bytes of the narrowest type), else one
-// element at a time.
+// element at a time. A `tensor.pad` of an input is read with bounds (the
+// ElementEvaluator's), one element at a time where the padded dimension is
+// the innermost.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,25 +40,30 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   unsigned counter = 0;
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
-  llvm::DenseMap<Value, std::string> vectors; // vector loads of this chunk
+  // The vector loads of this chunk, by input and index: one input read at two
+  // places (x[i, k] and x[j, k]) is two loads.
+  llvm::StringMap<std::string> vectors;
   std::string lastDim;
   int lane = 0;
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     Value in = region.inputs[i];
-    bool contiguous = vector > 1 && rank > 0 && !idx.empty() &&
+    // A pad's bounded index (`inside ? i : 0`) names a value bound per lane:
+    // such reads go one element at a time.
+    bool bounded = llvm::any_of(
+        idx, [](const std::string &index) { return index.find('?') != std::string::npos; });
+    bool contiguous = vector > 1 && rank > 0 && !idx.empty() && !bounded &&
                       idx.back() == lastDim &&
                       shapeOf(in).back() == shape.back();
     if (!contiguous)
       return eval.loadAt(i, idx);
     // Lane 0 loads every lane with one aligned access.
-    if (lane == 0) {
-      SmallVector<std::string> idx0(idx);
-      idx0.back() = "(i" + std::to_string(rank - 1) + ")";
-      vectors[in] = loadVector(writer, elementOf(in), vector,
-                               "in" + std::to_string(i) + " + " +
-                                   linearize(idx0, shapeOf(in)));
-    }
-    return laneOf(elementOf(in), vectors.lookup(in), lane);
+    SmallVector<std::string> idx0(idx);
+    idx0.back() = "(i" + std::to_string(rank - 1) + ")";
+    std::string at =
+        "in" + std::to_string(i) + " + " + linearize(idx0, shapeOf(in));
+    if (lane == 0)
+      vectors[at] = loadVector(writer, elementOf(in), vector, at);
+    return laneOf(elementOf(in), vectors.lookup(at), lane);
   };
 
   std::string kernel = "ew";
@@ -107,6 +114,8 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
 class ElementwiseStrategy final : public Strategy {
 public:
   StringRef getName() const override { return "elementwise"; }
+
+  bool readsPads() const override { return true; }
 
   bool match(const LinalgRegion &region, std::string &) const override {
     return isElementwise(region);

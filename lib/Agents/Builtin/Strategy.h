@@ -118,6 +118,7 @@ const Strategy &getConvStrategy();
 const Strategy &getMatmulStrategy();
 const Strategy &getTransposeStrategy();
 const Strategy &getElementwiseStrategy();
+const Strategy &getBlockScanStrategy();
 const Strategy &getRowsClusterStrategy();
 const Strategy &getRowsClusterStagedStrategy();
 const Strategy &getRowsSplitStrategy();

@@ -1,20 +1,10 @@
 // Regions with a tensor.pad that no builtin strategy writes yet: each keeps
-// its default lowering, with the reason (builtin-conv-pad.test). Only the
-// conv strategy reads pads, and only those of its own operands.
+// its default lowering, with the reason (builtin-conv-pad.test). The conv
+// strategy reads pads, only those of its own operands, and the elementwise
+// strategy those of elementwise regions (elementwise_reads.mlir); the matmul
+// and row strategies read none.
 
 #nhwc = affine_map<(n, h, w, c) -> (n, h, w, c)>
-
-// A pad an elementwise op reads: no strategy but the conv's reads pads.
-func.func @padded_add(%x: tensor<4x6xf32>, %y: tensor<6x8xf32>) -> tensor<6x8xf32> {
-  %one = arith.constant 1.0 : f32
-  %p = tensor.pad %x low[1, 0] high[1, 2] {
-  ^bb0(%i: index, %j: index):
-    tensor.yield %one : f32
-  } : tensor<4x6xf32> to tensor<6x8xf32>
-  %e = tensor.empty() : tensor<6x8xf32>
-  %a = linalg.add ins(%p, %y : tensor<6x8xf32>, tensor<6x8xf32>) outs(%e : tensor<6x8xf32>) -> tensor<6x8xf32>
-  return %a : tensor<6x8xf32>
-}
 
 // A conv whose residual is a pad: the conv strategy reads only its own
 // operands' pads.

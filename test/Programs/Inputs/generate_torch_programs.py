@@ -1,6 +1,7 @@
 """Regenerates the torch-mlir programs of the corpus (test/Programs/torch-*.mlir).
 
-Run by hand, not by CI (it needs torch and torch-mlir; the outputs are checked in):
+Run by hand, not by CI (it needs torch, torch-mlir and the cuda_agent package, whose
+decomposition table it imports with; the outputs are checked in):
 
     python3 test/Programs/Inputs/generate_torch_programs.py [NAME ...]
 
@@ -27,6 +28,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch_mlir import fx
 from torch_mlir.compiler_utils import OutputType
+
+# torch-mlir's decompositions and the scans as linalg (torch-mlir's own is tm_tensor.scan).
+from cuda_agent import decomposition_table
 
 PROGRAMS_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = PROGRAMS_DIR / "Inputs" / "torch"
@@ -171,6 +175,20 @@ class SmoothL1Loss(nn.Module):
         return F.smooth_l1_loss(predictions, targets)
 
 
+class Cumsum(nn.Module):
+    """KernelBench level 1's cumsum, as a blocked scan (cuda_agent's decomposition)."""
+
+    def forward(self, x):
+        return torch.cumsum(x, dim=1)
+
+
+class Cumprod(nn.Module):
+    """KernelBench level 1's cumprod, as a blocked scan."""
+
+    def forward(self, x):
+        return torch.cumprod(x, dim=1)
+
+
 # name -> (module factory, input shapes, dtype, KernelBench shape: no data file)
 PROGRAMS = {
     "linear-relu": (LinearReLU, [(8, 64)], torch.float32, False),
@@ -191,6 +209,10 @@ PROGRAMS = {
     "linear-glu": (LinearGlu, [(8, 16)], torch.float32, False),
     "mse-loss": (MseLoss, [(16, 64), (16, 64)], torch.float32, False),
     "smooth-l1-loss": (SmoothL1Loss, [(16, 64), (16, 64)], torch.float32, False),
+    # 100 is not a whole number of blocks (a pad, two levels); 1100 needs three levels.
+    "cumsum": (Cumsum, [(8, 100)], torch.float32, False),
+    "cumsum-3-levels": (Cumsum, [(2, 1100)], torch.float32, False),
+    "cumprod": (Cumprod, [(8, 40)], torch.float32, False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
     "softmax-kb": (Softmax, [(16, 16384)], torch.float32, True),
     "gelu-kb": (Gelu, [(16, 16384)], torch.float32, True),
@@ -213,7 +235,8 @@ class ParamsAsArguments(nn.Module):
 
 def export(module: nn.Module, inputs, func_name: str) -> str:
     imported = fx.export_and_import(module, *inputs, func_name=func_name,
-                                    output_type=OutputType.LINALG_ON_TENSORS)
+                                    output_type=OutputType.LINALG_ON_TENSORS,
+                                    decomposition_table=decomposition_table())
     return str(imported)
 
 
@@ -242,6 +265,15 @@ def write_program(name: str, text: str, torch_line: str, has_constants: bool):
             '// PLAN: "role": "constant"',
             '// PLAN: "launches"',
             '// OUTLINED: "role": "constant"',
+            '// OUTLINED: "launches"',
+        ]
+    elif "arith.constant dense<" in text:
+        checks += [
+            "// A splat tensor constant (a scan's identity) is a constant buffer when the",
+            "// program is not outlined; the outliner folds it into the regions that read it.",
+            '// PLAN: "role": "constant"',
+            '// PLAN: "launches"',
+            '// OUTLINED-NOT: "role": "constant"',
             '// OUTLINED: "launches"',
         ]
     else:

@@ -98,6 +98,17 @@ inline float __shfl_xor_sync(unsigned, float v, int laneMask) {
   return other;
 }
 
+/// __shfl_up_sync(mask, v, delta) under the same rule: lane l gets lane
+/// l - delta's value, its own where l < delta.
+inline float __shfl_up_sync(unsigned, float v, int delta) {
+  int t = threadIdx.x;
+  shuffleSlots[t] = v;
+  __syncthreads();
+  float other = t % 32 >= delta ? shuffleSlots[t - delta] : v;
+  __syncthreads();
+  return other;
+}
+
 /// A copy the device would refuse (a source or destination not aligned to
 /// the copy, a size past it): the harness reports the run as wrong.
 inline bool badCopy = false;

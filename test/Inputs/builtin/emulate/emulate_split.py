@@ -7,7 +7,9 @@ them with a double-precision reference.
 
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
 reductions of Inputs/builtin/split_reduction.mlir and batch_matvec.mlir, the
-sliced reads of slice_reads.mlir, a GLU's halves among them),
+sliced reads of slice_reads.mlir, a GLU's halves among them, the blocked
+scan's regions of scan_blocks.mlir, the pads and double reads of
+elementwise_reads.mlir),
 each candidate named PREFIX* (default `split-`): its kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h
 (threads as std::threads, a block at a time; the read-once vector load a
 plain one) and its plan's launches run in order over a workspace that is NaN
@@ -78,6 +80,51 @@ def mean_squared_error(a, b):
     return [sum((x - y) ** 2 for x, y in zip(a, b)) / 1024.0]
 
 
+def scan_blocks(x, combine=lambda a, b: a + b):
+    """Each block of 32 (48 of them) scanned inclusively."""
+    out = []
+    for block in range(48):
+        acc = None
+        for i in range(32):
+            v = x[block * 32 + i]
+            acc = v if acc is None else combine(acc, v)
+            out.append(acc)
+    return out
+
+
+def scan_rows(x, rows, length, strict=False):
+    """Each row of `length` scanned (strict: element i sums the k < i)."""
+    out = []
+    for r in range(rows):
+        acc = 0.0
+        for i in range(length):
+            if strict:
+                out.append(acc)
+                acc += x[r * length + i]
+            else:
+                acc += x[r * length + i]
+                out.append(acc)
+    return out
+
+
+def scan_combine(within, totals):
+    # within is 6x8x32, totals 6x7: block b adds the total of the blocks before it.
+    return [within[(r * 8 + b) * 32 + i] + (totals[r * 7 + b - 1] if b else 0.0)
+            for r in range(6) for b in range(8) for i in range(32)]
+
+
+def shifted_rows(x, y):
+    return [(x[(i - 1) * 32 + j] if i else 0.0) + y[i * 32 + j] for i in range(6) for j in range(32)]
+
+
+def shifted_columns(x, y):
+    return [(x[i * 30 + j - 2] if j >= 2 else 1.0) * y[i * 32 + j] for i in range(6) for j in range(32)]
+
+
+def pairwise_difference(x):
+    return [x[i * 32 + k] - x[j * 32 + k] for i in range(8) for j in range(8) for k in range(32)]
+
+
 # function: (input sizes, output size, reference)
 CASES = {
     "vecmat_odd": ([300, 300 * 200], 200, vecmat_odd),
@@ -91,6 +138,15 @@ CASES = {
     "glu_halves": ([6 * 64, 6 * 64], 6 * 32, glu_halves),
     "matvec_prologue": ([64 * 96, 96, 96], 64, matvec_prologue),
     "mean_squared_error": ([16 * 64, 16 * 64], 1, mean_squared_error),
+    "scan_blocks": ([6 * 8 * 32], 6 * 8 * 32, scan_blocks),
+    "scan_blocks_prod": ([6 * 8 * 32], 6 * 8 * 32, lambda x: scan_blocks(x, lambda a, b: a * b)),
+    "scan_combine": ([6 * 8 * 32, 6 * 7], 6 * 8 * 32, scan_combine),
+    "scan_totals": ([6 * 8], 6 * 8, lambda x: scan_rows(x, 6, 8)),
+    "scan_rows_24": ([5 * 24], 5 * 24, lambda x: scan_rows(x, 5, 24)),
+    "strict_triangle": ([6 * 8], 6 * 8, lambda x: scan_rows(x, 6, 8, strict=True)),
+    "shifted_rows": ([5 * 32, 6 * 32], 6 * 32, shifted_rows),
+    "shifted_columns": ([6 * 30, 6 * 32], 6 * 32, shifted_columns),
+    "pairwise_difference": ([8 * 32], 8 * 8 * 32, pairwise_difference),
 }
 # The read-once load's PTX, replaced by a plain read.
 STREAM = re.compile(r"(ca_load_stream\(const ca_vec<T, N> \*p\) \{\n).*?\n\}\n", re.S)
