@@ -1,5 +1,6 @@
 // Runs a builtin-agent CUDA kernel on the CPU for emulate_matmul.py: each
-// CUDA thread of a block is a std::thread, __syncthreads a std::barrier,
+// CUDA thread of a block is a std::thread, __syncthreads a std::barrier
+// (which a thread leaves when it returns),
 // __shared__ arrays statics (one block runs at a time), f16/bf16 clang's
 // _Float16/__bf16, and a warp's mma.sync m16n8k16 (f16, bf16) or m16n8k8
 // (tf32) an exchange of the lanes' fragments through memory laid out as the
@@ -20,6 +21,8 @@ Dim3 blockDim, gridDim;
 std::barrier<> *blockBarrier;
 using std::min;
 inline void __syncthreads() { blockBarrier->arrive_and_wait(); }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
 inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }
@@ -87,7 +90,9 @@ template <class T> void mma_m16n8k16(float *c, const unsigned *a, const unsigned
 
 /// __shfl_xor_sync(mask, v, lane) for kernels whose threads all shuffle
 /// together (a reduction's tail, outside divergent code): through an
-/// exchange slot per thread between two barriers.
+/// exchange slot per thread between two block barriers. Whole warps that
+/// returned before are not waited for; a warp that shuffles reads only its
+/// own lanes' slots.
 static float shuffleSlots[1024];
 inline float __shfl_xor_sync(unsigned, float v, int laneMask) {
   int t = threadIdx.x;
@@ -172,6 +177,10 @@ template <class Kernel> void launch(int gx, int gy, int gz, int threadCount, Ker
             threadIdx = {t, 0, 0};
             blockIdx = {bx, by, bz};
             kernel();
+            // An exited thread no longer holds the others at a barrier (as
+            // on the device: a row kernel's threads past the last row
+            // return before the shuffles the others reach).
+            barrier.arrive_and_drop();
           });
         for (auto &t : threads)
           t.join();

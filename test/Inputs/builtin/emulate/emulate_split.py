@@ -26,7 +26,7 @@ import struct
 import subprocess
 import sys
 
-from candidates import check
+from candidates import check, host_source
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The largest error allowed, relative to the largest reference value.
@@ -148,8 +148,6 @@ CASES = {
     "shifted_columns": ([6 * 30, 6 * 32], 6 * 32, shifted_columns),
     "pairwise_difference": ([8 * 32], 8 * 8 * 32, pairwise_difference),
 }
-# The read-once load's PTX, replaced by a plain read.
-STREAM = re.compile(r"(ca_load_stream\(const ca_vec<T, N> \*p\) \{\n).*?\n\}\n", re.S)
 
 MAIN = """
 #include <cstdio>
@@ -175,9 +173,7 @@ def run(clang, jobs_dir, job, cand, work):
               for n in sizes]
     ref = reference(*inputs)
     bundle = os.path.join(jobs_dir, cand["bundle"])
-    source = open(os.path.join(bundle, "kernel.cu")).read()
-    source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
-    source = STREAM.sub(lambda m: m.group(1) + "  return *p;\n}\n", source)
+    source = host_source(open(os.path.join(bundle, "kernel.cu")).read())
     plan = json.load(open(os.path.join(bundle, "plan.json")))
     workspace = ["ws"] if plan.get("workspace_bytes", 0) else []
     args = ", ".join([f"in{i}.data()" for i in range(len(sizes))] + ["out.data()"] + workspace)
