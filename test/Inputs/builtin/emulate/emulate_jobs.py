@@ -23,7 +23,6 @@ any program's jobs can be checked.
 import ctypes
 import json
 import os
-import re
 import subprocess
 import sys
 
