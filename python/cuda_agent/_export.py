@@ -13,6 +13,7 @@ package works without it.
 
 from __future__ import annotations
 
+import re
 from typing import List, Sequence
 
 import torch
@@ -125,4 +126,15 @@ def export(module, *example_inputs, params: str = "arguments",
     except Exception as error:
         raise ExportError(f"torch-mlir could not import {type(module).__name__}: "
                           f"{type(error).__name__}: {error}") from error
-    return str(imported)
+    text = str(imported)
+    # torch-mlir's own dialect for what linalg cannot say (scatter for
+    # index_put, index_add and scatter; sort for sort and topk): refused here,
+    # by name, rather than by the tool's parser.
+    leftover = sorted(set(re.findall(r"\btm_tensor\.(\w+)", text)) - {"yield"})
+    if leftover:
+        ops = ", ".join(f"tm_tensor.{op}" for op in leftover)
+        raise ExportError(f"torch-mlir lowered {type(module).__name__} to {ops}, which is not "
+                          "linalg and cuda-agent-opt does not read (TMTensor: scatter for "
+                          "index_put/index_add/scatter, sort for sort/topk; cumsum and cumprod "
+                          "are written as linalg by decomposition_table())")
+    return text

@@ -4,6 +4,7 @@ import re
 import subprocess
 
 import pytest
+import torch
 
 import cuda_agent
 from cuda_agent import models
@@ -49,6 +50,15 @@ def test_export_error_is_clear():
 
     with pytest.raises(cuda_agent.ExportError, match="torch-mlir could not import"):
         cuda_agent.export(data_dependent, models.make("gelu")[1][0])
+
+
+@pytest.mark.parametrize("function,op", [
+    (lambda x: torch.sort(x, 1).values, "tm_tensor.sort"),
+    (lambda x: torch.zeros(8, 4).index_add(0, torch.tensor([0, 2, 5]), x), "tm_tensor.scatter"),
+])
+def test_export_refuses_tm_tensor_ops_by_name(function, op):
+    with pytest.raises(cuda_agent.ExportError, match=op + ", which is not linalg"):
+        cuda_agent.export(function, torch.randn(3, 4))
 
 
 def test_export_needs_only_shapes_and_dtypes():
