@@ -804,13 +804,13 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     if (failed(decomposeAggregatedOps(func)))
       return failure();
     eraseUnusedLinalgResults(func);
-    fuseMasksAndPositions(func);
     foldSplatOperands(func);
     if (failed(dropUnitDims(func)))
       return func->emitError("dropping the unit dimensions of its linalg "
                              "ops failed");
-    // Dropping unit dimensions folds the reshapes of positions (torch's
-    // arange(n).unsqueeze(1)) that kept them from their readers.
+    // After the unit dimensions are dropped: that folds the reshapes of
+    // positions (torch's arange(n).unsqueeze(1)) that keep them from their
+    // readers.
     fuseMasksAndPositions(func);
     foldSliceReads(func);
     // Blocks that can hold regions: every block except linalg bodies.
