@@ -52,6 +52,9 @@ void cuda_agent::addBufferizeToOutParams(OpPassManager &pm) {
 /// linalg on tensors -> functions on device buffers whose loops are
 /// gpu.launch ops.
 static void addLinalgToGpuLaunch(OpPassManager &pm) {
+  // A thread per output element: few outputs with a long reduction would
+  // leave most of the GPU idle and each thread reading millions of elements.
+  pm.addNestedPass<func::FuncOp>(createAgentSplitLongReductionsPass());
   // A reduction loop outside a parallel one would become a host loop
   // launching one kernel per step.
   pm.addNestedPass<func::FuncOp>(createAgentParallelLoopsOutwardPass());

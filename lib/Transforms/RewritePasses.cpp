@@ -14,6 +14,7 @@ namespace mlir::cuda_agent {
 #define GEN_PASS_DEF_AGENTDEVICEBUFFERSPASS
 #define GEN_PASS_DEF_AGENTGPULOOPSPASS
 #define GEN_PASS_DEF_AGENTPARALLELLOOPSOUTWARDPASS
+#define GEN_PASS_DEF_AGENTSPLITLONGREDUCTIONSPASS
 #define GEN_PASS_DEF_AGENTSTRIDEDCOPIESPASS
 #include "cuda-agent/Transforms/Passes.h.inc"
 } // namespace mlir::cuda_agent
@@ -49,6 +50,14 @@ struct AgentGpuLoopsPass
     : RewritePass<AgentGpuLoopsPass, cuda_agent::impl::AgentGpuLoopsPassBase> {
   static LogicalResult rewrite(func::FuncOp f) {
     return prepareParallelLoopsForGpu(f);
+  }
+};
+struct AgentSplitLongReductionsPass
+    : RewritePass<AgentSplitLongReductionsPass,
+                  cuda_agent::impl::AgentSplitLongReductionsPassBase> {
+  static LogicalResult rewrite(func::FuncOp f) {
+    splitLongReductions(f);
+    return success();
   }
 };
 struct AgentStridedCopiesPass

@@ -14,7 +14,7 @@ package works without it.
 from __future__ import annotations
 
 import re
-from typing import List, Sequence
+from typing import List, NamedTuple, Sequence, Tuple
 
 import torch
 
@@ -87,6 +87,38 @@ def decomposition_table():
     return table
 
 
+class Exported(NamedTuple):
+    """``export_program``'s answer: the linalg text, and the state it updates.
+
+    ``updates`` pairs a result of ``@main`` (its index) with the name, in
+    ``state_names(module)``, of the buffer the module writes it to: a
+    training-mode BatchNorm's running statistics, say. torch.export returns
+    those before the forward's own results."""
+    text: str
+    updates: Tuple[Tuple[int, str], ...]
+
+
+def _state_updates(program, names: Sequence[str]) -> Tuple[Tuple[int, str], ...]:
+    """The results of an ExportedProgram that are the module's state written
+    back: inputs of the functional wrapper (``params="arguments"``, the state
+    first) or the module's own buffers (``params="constants"``)."""
+    from torch.export.graph_signature import InputKind, OutputKind
+
+    inputs = [spec.arg.name for spec in program.graph_signature.input_specs
+              if spec.kind == InputKind.USER_INPUT]
+    updates = []
+    for index, spec in enumerate(program.graph_signature.output_specs):
+        if spec.kind == OutputKind.BUFFER_MUTATION:
+            updates.append((index, spec.target))
+        elif spec.kind == OutputKind.USER_INPUT_MUTATION:
+            position = inputs.index(spec.target)
+            if position >= len(names):
+                raise ExportError(f"the module writes to its input {position - len(names)} "
+                                  "in place, which a compiled program cannot do")
+            updates.append((index, names[position]))
+    return tuple(updates)
+
+
 def export(module, *example_inputs, params: str = "arguments",
            func_name: str = "main") -> str:
     """Returns ``module`` at ``example_inputs``' shapes as linalg-on-tensors text.
@@ -95,7 +127,15 @@ def export(module, *example_inputs, params: str = "arguments",
     it and the inputs may be on any device (the import itself runs on the CPU).
     ``params="arguments"``: ``@main(*state_tensors(module), *example_inputs)``;
     ``params="constants"``: ``@main(*example_inputs)`` with the weights inside.
+    A module that updates its buffers (training mode) returns their new values
+    first (``export_program`` says which).
     """
+    return export_program(module, *example_inputs, params=params, func_name=func_name).text
+
+
+def export_program(module, *example_inputs, params: str = "arguments",
+                   func_name: str = "main") -> Exported:
+    """``export``, with the results that update the module's state named."""
     if params not in PARAM_MODES:
         raise ValueError(f"params must be one of {PARAM_MODES}, not {params!r}")
     if not isinstance(module, torch.nn.Module):
@@ -118,11 +158,18 @@ def export(module, *example_inputs, params: str = "arguments",
         if any(t.device.type != "cpu" for t in state_tensors(module)):
             import copy
             module = copy.deepcopy(module).cpu()
-        target, args = module, inputs
+        names, target, args = [], module, inputs
     try:
+        program = torch.export.export(target, args, strict=False).run_decompositions(
+            decomposition_table())
+        updates = _state_updates(program, names)
+        # Decomposed above, so that the updates are read off the program
+        # torch-mlir imports; an empty table keeps it from decomposing again.
         imported = fx.export_and_import(
-            target, *args, output_type=OutputType.LINALG_ON_TENSORS,
-            func_name=func_name, decomposition_table=decomposition_table())
+            program, output_type=OutputType.LINALG_ON_TENSORS, func_name=func_name,
+            decomposition_table={})
+    except ExportError:
+        raise
     except Exception as error:
         raise ExportError(f"torch-mlir could not import {type(module).__name__}: "
                           f"{type(error).__name__}: {error}") from error
@@ -137,4 +184,4 @@ def export(module, *example_inputs, params: str = "arguments",
                           "linalg and cuda-agent-opt does not read (TMTensor: scatter for "
                           "index_put/index_add/scatter, sort for sort/topk; cumsum and cumprod "
                           "are written as linalg by decomposition_table())")
-    return text
+    return Exported(text, updates)

@@ -96,8 +96,11 @@ class CompiledProgram:
     Attributes: ``directory`` (what compile() wrote), ``bundle`` (the plan's
     directory), ``report`` (the compiler's JSON report, a dict, or None),
     ``log`` (the compiler's stderr), ``inputs`` / ``outputs`` (lists of
-    ``(dtype, shape)``; inputs after the module's state), ``state_names``,
-    ``constants`` (the plan's constant buffers: ``(name, dtype, shape)``).
+    ``(dtype, shape)``; inputs after the module's state, outputs without the
+    updates), ``state_names``, ``constants`` (the plan's constant buffers:
+    ``(name, dtype, shape)``), ``updates`` (the module's buffers a call writes
+    in place, as a training-mode BatchNorm its running statistics: ``(name,
+    dtype, shape)``; without the module they are computed and dropped).
     """
 
     def __init__(self, directory: Union[str, Path], module=None, log: str = "",
@@ -106,20 +109,27 @@ class CompiledProgram:
         manifest_path = self.directory / MANIFEST
         manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
         self.state_names: List[str] = list(manifest.get("state", []))
+        #: (position among the plan's outputs, state name) of each update.
+        self._updates = [(int(position), str(name))
+                         for position, name in manifest.get("updates", [])]
         if state_names is not None:
             # Another module's names for the same state, bound by position
             # (the backend's cache: one program, many graphs).
             if len(state_names) != len(self.state_names):
                 raise ValueError(f"{len(state_names)} state names for a program "
                                  f"compiled with {len(self.state_names)}")
+            renamed = dict(zip(self.state_names, state_names))
+            self._updates = [(position, renamed.get(name, name))
+                             for position, name in self._updates]
             self.state_names = list(state_names)
         self.bundle = _find_bundle(self.directory / manifest.get("bundle", "program"))
         report = self.directory / manifest.get("report", "report.json")
         self.report = json.loads(report.read_text()) if report.is_file() else None
         self.log = log
         self._module = module
-        if self.state_names and module is not None:
-            missing = set(self.state_names) - set(_export.state_names(module))
+        if module is not None:
+            missing = ({*self.state_names, *(name for _, name in self._updates)}
+                       - set(_export.state_names(module)))
             if missing:
                 raise ValueError("the module lacks the compiled state "
                                  f"{sorted(missing)}")
@@ -144,6 +154,11 @@ class CompiledProgram:
         self._buffers = buffers
         self._input_indices = [inputs[i] for i in range(len(inputs))]
         self._output_indices = [outputs[i] for i in range(len(outputs))]
+        if any(not 0 <= position < len(outputs) for position, _ in self._updates):
+            raise ValueError(f"{manifest_path}: an update names an output the plan "
+                             f"does not have ({len(outputs)} outputs)")
+        updated = {position for position, _ in self._updates}
+        self._result_positions = [i for i in range(len(outputs)) if i not in updated]
         self._constant_indices = [i for i, b in enumerate(buffers) if b.role == "constant"]
         self._temps = []
         offset = 0
@@ -159,6 +174,7 @@ class CompiledProgram:
         self._signature = [(buffers[i].dtype, torch.Size(buffers[i].shape))
                            for i in self._input_indices]
         self._state_refs: Optional[List[Tuple[object, str]]] = None
+        self._update_refs: Optional[List[Tuple[int, Tuple[object, str]]]] = None
         # Per device: the addresses of a call with the constants filled in
         # (uploaded on the first call there), and the constants' tensors.
         self._device_state: Dict[torch.device, Tuple[List[int], List[torch.Tensor]]] = {}
@@ -180,8 +196,17 @@ class CompiledProgram:
 
     @property
     def outputs(self) -> List[Tuple[torch.dtype, Tuple[int, ...]]]:
-        return [(self._buffers[i].dtype, self._buffers[i].shape)
-                for i in self._output_indices]
+        """The forward's results (the updates are not among them)."""
+        return [(self._buffers[self._output_indices[i]].dtype,
+                 self._buffers[self._output_indices[i]].shape)
+                for i in self._result_positions]
+
+    @property
+    def updates(self) -> List[Tuple[str, torch.dtype, Tuple[int, ...]]]:
+        """The module's buffers each call writes, in place."""
+        return [(name, self._buffers[self._output_indices[position]].dtype,
+                 self._buffers[self._output_indices[position]].shape)
+                for position, name in self._updates]
 
     @property
     def constants(self) -> List[Tuple[str, torch.dtype, Tuple[int, ...]]]:
@@ -198,12 +223,25 @@ class CompiledProgram:
             raise TypeError("this program was compiled with the module's "
                             "parameters as arguments: load it with module=")
         if self._state_refs is None:
-            refs = []
-            for name in self.state_names:
-                owner, _, attribute = name.rpartition(".")
-                refs.append((self._module.get_submodule(owner), attribute))
-            self._state_refs = refs
+            self._state_refs = [self._reference(name) for name in self.state_names]
         return [getattr(owner, attribute) for owner, attribute in self._state_refs]
+
+    def _reference(self, name: str) -> Tuple[object, str]:
+        """The (owner, attribute) pair of the module's tensor ``name``."""
+        owner, _, attribute = name.rpartition(".")
+        return self._module.get_submodule(owner), attribute
+
+    def _write_updates(self, results: List[torch.Tensor]) -> None:
+        """Copies the updates into the module's buffers, on the current stream
+        (after the launches that computed them), as the module itself would."""
+        if self._module is None:
+            return
+        if self._update_refs is None:
+            self._update_refs = [(position, self._reference(name))
+                                 for position, name in self._updates]
+        with torch.no_grad():
+            for position, (owner, attribute) in self._update_refs:
+                getattr(owner, attribute).copy_(results[position])
 
     def _check(self, values: List, count: int) -> List[torch.Tensor]:
         """The slow path of the argument checks: the error that names what is
@@ -341,6 +379,9 @@ class CompiledProgram:
                                                                torch.cuda.current_device())
         results = (self._replay(values, device) if self.cuda_graph
                    else self._launch(values, device))
+        if self._updates:
+            self._write_updates(results)
+            results = [results[i] for i in self._result_positions]
         return results[0] if len(results) == 1 else tuple(results)
 
     def __repr__(self):
@@ -363,11 +404,11 @@ def _work_dir(work_dir) -> Path:
     return directory
 
 
-def _lower(text: str, directory: Path, state: List[str], params: str, module,
-           agent, verify, db, quiet: bool, options: Dict) -> CompiledProgram:
+def _lower(exported: _export.Exported, directory: Path, state: List[str], params: str,
+           module, agent, verify, db, quiet: bool, options: Dict) -> CompiledProgram:
     verbose = bool(options.pop("verbose", False))
     source = directory / "model.mlir"
-    source.write_text(text)
+    source.write_text(exported.text)
     if verify == "bundle":
         verify = f"bundle:{directory / 'jobs'}"
     lower_options: Dict[str, object] = {"agent": agent, "verify": verify, "db": db}
@@ -376,10 +417,11 @@ def _lower(text: str, directory: Path, state: List[str], params: str, module,
                           "bundle": str(directory / "program"), "lower": False})
     (directory / MANIFEST).write_text(json.dumps(
         {"version": _MANIFEST_VERSION, "state": state, "params": params,
-         "bundle": "program", "report": "report.json", "source": "model.mlir"},
+         "bundle": "program", "report": "report.json", "source": "model.mlir",
+         "updates": [list(update) for update in exported.updates]},
         indent=1))
     log = _tools.run_agent_lower(source, lower_options, quiet=quiet, verbose=verbose)
-    return CompiledProgram(directory, module if state else None, log)
+    return CompiledProgram(directory, module if state or exported.updates else None, log)
 
 
 def compile(module, *example_inputs, agent: Optional[str] = None,
@@ -398,10 +440,10 @@ def compile(module, *example_inputs, agent: Optional[str] = None,
     its output); ``program.log`` keeps everything.
     """
     directory = _work_dir(work_dir)
-    text = _export.export(module, *example_inputs, params=params)
+    exported = _export.export_program(module, *example_inputs, params=params)
     state = (_export.state_names(module)
              if params == "arguments" and isinstance(module, torch.nn.Module) else [])
-    return _lower(text, directory, state, params, module, agent, verify, db,
+    return _lower(exported, directory, state, params, module, agent, verify, db,
                   quiet, options)
 
 
@@ -413,5 +455,5 @@ def compile_mlir(source: Union[str, Path], agent: Optional[str] = None,
     a path to a .mlir file or the text itself, with one public function."""
     text = Path(source).read_text() if isinstance(source, Path) or (
         isinstance(source, str) and "\n" not in source and Path(source).is_file()) else source
-    return _lower(text, _work_dir(work_dir), [], "constants", None, agent, verify,
-                  db, quiet, options)
+    return _lower(_export.Exported(text, ()), _work_dir(work_dir), [], "constants", None,
+                  agent, verify, db, quiet, options)

@@ -270,12 +270,12 @@ def _compile_cached(gm: torch.fx.GraphModule, concrete: List[torch.Tensor],
             _graphs[seen] = directory
             return program
     try:
-        text = _export.export(gm, *concrete, params="arguments")
+        exported = _export.export_program(gm, *concrete, params="arguments")
     except _export.ExportError as error:
         where = f"{cache_dir} holds" if cache_dir else "no cache_dir was given, so nothing holds"
         raise _export.ExportError(f"{error}; {where} no program staged for this graph "
                                   f"(graph key {graph[:16]})") from error
-    key = cache_key(text, concrete, options)
+    key = cache_key(exported.text, concrete, options)
     directory = _cache.get(key)
     if directory is None and cache_dir and \
             (Path(cache_dir) / key / _program.MANIFEST).is_file():
@@ -294,7 +294,7 @@ def _compile_cached(gm: torch.fx.GraphModule, concrete: List[torch.Tensor],
             directory = None
         directory = _program._work_dir(directory)
         quiet = bool(options.pop("quiet", False))
-        program = _program._lower(text, directory, _export.state_names(gm), "arguments",
+        program = _program._lower(exported, directory, _export.state_names(gm), "arguments",
                                   gm, options.pop("agent", None), options.pop("verify", None),
                                   options.pop("db", None), quiet, options)
         if cache_dir and directory != Path(cache_dir) / key:

@@ -185,6 +185,23 @@ class MseLoss(nn.Module):
         return nn.functional.mse_loss(predictions, targets)
 
 
+class BatchNormTrain(nn.Module):
+    """KernelBench level 1's BatchNorm as KernelBench runs it: in training mode,
+    normalized by the batch's statistics, the running statistics updated in
+    place (whatever mode the module is put in)."""
+
+    def __init__(self, features=16):
+        super().__init__()
+        self.norm = nn.BatchNorm2d(features)
+
+    def forward(self, x):
+        norm = self.norm
+        norm.num_batches_tracked.add_(1)
+        return nn.functional.batch_norm(x, norm.running_mean, norm.running_var, norm.weight,
+                                         norm.bias, training=True, momentum=norm.momentum,
+                                         eps=norm.eps)
+
+
 class LstmOutput(nn.Module):
     """An nn.LSTM over a few time steps (KernelBench level 3's LSTMs), its output
     sequence: each step reads its slice of the input projection."""
@@ -242,6 +259,7 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "linear_glu": (LinearGlu, [_randn(128, 256)]),
     "mse_loss": (MseLoss, [_randn(128, 512), _randn(128, 512)]),
     "lstm": (LstmOutput, [_randn(4, 4, 64)]),
+    "batch_norm_train": (BatchNormTrain, [_randn(8, 16, 32, 32)]),
     # Scans: torch-mlir's tm_tensor.scan replaced by a blocked scan in linalg (_scan.py);
     # 1000 is not a multiple of the block, 4000 (KernelBench's length) is.
     "cumsum": (Cumsum, [_randn(16, 1000)]),
@@ -272,6 +290,9 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "kb_conv_scale_min": (lambda: ConvScaleMin(64, 128), [_randn(16, 64, 128, 128)]),
     # KernelBench level 1's cumsum at an eighth of its 32768 x 32768 (512 MB).
     "kb_cumsum": (Cumsum, [_randn(4096, 32768)]),
+    # KernelBench level 1's MSELoss at an eighth of its 32768 x 32768: one sum of every
+    # element into a scalar.
+    "kb_mse_loss": (MseLoss, [_randn(4096, 32768), _randn(4096, 32768)]),
 }
 
 

@@ -127,3 +127,24 @@ def test_params_constants_freezes_the_weights_into_constant_buffers(empty_db, tm
         assert torch.equal(value, by_shape[buffer.shape])
     with pytest.raises(IndexError):
         program._program.constant_data(program._input_indices[0])
+
+
+def test_training_updates_are_not_outputs(empty_db, tmp_path):
+    model, inputs = models.make("batch_norm_train")
+    program = cuda_agent.compile(model, *inputs, verify="db", db=str(empty_db),
+                                 work_dir=tmp_path, quiet=True)
+    assert program.outputs == [(torch.float32, (8, 16, 32, 32))]
+    assert program.updates == [("norm.running_mean", torch.float32, (16,)),
+                               ("norm.running_var", torch.float32, (16,)),
+                               ("norm.num_batches_tracked", torch.int64, ())]
+    manifest = json.loads((tmp_path / "cuda_agent.json").read_text())
+    assert manifest["updates"] == [[0, "norm.running_mean"], [1, "norm.running_var"],
+                                   [2, "norm.num_batches_tracked"]]
+    plan = json.loads((program.bundle / "plan.json").read_text())
+    assert [b["name"] for b in plan["buffers"] if b["role"] == "output"] == \
+        ["out0", "out1", "out2", "out3"]
+    again = cuda_agent.load(tmp_path, module=model)
+    assert again.updates == program.updates and again.outputs == program.outputs
+    # A module without the updated buffer is refused when the program is bound.
+    with pytest.raises(ValueError, match="lacks the compiled state"):
+        cuda_agent.load(tmp_path, module=torch.nn.Linear(4, 4))

@@ -157,3 +157,25 @@ def test_cuda_graph_replays_match_eager(name, tmp_path):
         for _ in range(2):
             torch.testing.assert_close(program(*other), model(*other), rtol=1e-4, atol=1e-4)
         assert len(program._graphs) == 2
+
+
+def test_training_updates_match_eager(tmp_path):
+    """A module that updates its buffers (BatchNorm in training mode): the
+    program returns the forward's result alone and writes the running
+    statistics into the module, as the module itself does."""
+    import copy
+    model, inputs = models.make("batch_norm_train", device="cuda")
+    eager = copy.deepcopy(model)
+    program = _program("batch_norm_train", model, inputs, tmp_path)
+    assert [name for name, _, _ in program.updates] == [
+        "norm.running_mean", "norm.running_var", "norm.num_batches_tracked"]
+    with torch.no_grad():
+        for step in range(2):
+            expected = eager(*inputs)
+            result = program(*inputs)
+            torch.testing.assert_close(result, expected, rtol=1e-4, atol=1e-4)
+            for name, value in eager.norm.named_buffers():
+                torch.testing.assert_close(getattr(model.norm, name), value,
+                                           rtol=1e-5, atol=1e-6)
+            inputs[0].mul_(1.5)
+    assert int(model.norm.num_batches_tracked) == 2

@@ -38,6 +38,28 @@ constexpr int64_t kRank2TileSizes[] = {8, 32};
 /// 1-element tensors, so that it runs as a kernel too.
 LogicalResult moveParallelLoopsOutward(func::FuncOp func);
 
+/// Threads splitLongReductions aims at for one op.
+constexpr int64_t kSplitThreads = 65536;
+/// An op is split only when its outputs are fewer than kSplitThreads /
+/// kSplitParallelFactor threads...
+constexpr int64_t kSplitParallelFactor = 4;
+/// ... and its reduction is at least this long ...
+constexpr int64_t kMinSplitReduction = 4096;
+/// ... and each part keeps at least this many elements.
+constexpr int64_t kMinSplitPart = 64;
+
+/// Splits every linalg op of `func` on tensors that has few outputs for its
+/// reduction (fewer than kSplitThreads / kSplitParallelFactor, reducing at
+/// least kMinSplitReduction elements each) into partial reductions computed
+/// in parallel and a reduction of the partials (upstream's
+/// `linalg::splitReduction`, parts interleaved), repeatedly, so that no
+/// thread of the default lowering reduces a long row alone. The reduction
+/// loops are collapsed into one first; ops whose combiner has no neutral
+/// element, with several outputs, reading loop indices, or whose reduction
+/// does not divide are left as they are. Must run before
+/// moveParallelLoopsOutward, which moves the new parallel loop outward.
+void splitLongReductions(func::FuncOp func);
+
 /// Prepares every top-level host `scf.parallel` of `func` (not nested in
 /// another `scf.parallel`, a `gpu.launch` or a `gpu.func`) for
 /// `gpu-map-parallel-loops{mapping-policy=innermost-first}` and

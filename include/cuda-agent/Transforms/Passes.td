@@ -422,6 +422,45 @@ def AgentParallelLoopsOutwardPass
 }
 
 
+def AgentSplitLongReductionsPass
+    : Pass<"agent-split-long-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Split reductions with few outputs into parallel partial "
+                "reductions and a reduction of the partials";
+  let description = [{
+    The default lowering runs an op's reduction loops inside each of its
+    threads, one thread per output element. An op with few outputs and a
+    long reduction (a loss summing 134M elements into a scalar; a layer norm
+    over 16 rows of 4M) would run on a handful of threads, each reading
+    millions of elements in turn: seconds per call, for the verifier's
+    reference and for every program that keeps the default kernel.
+
+    This pass splits every linalg op on tensors with fewer than 16384 output
+    elements and a reduction of at least 4096 elements per output with
+    upstream's `linalg::splitReduction`: its reduction loops collapsed into
+    one, then split into interleaved parts (neighbouring threads read
+    neighbouring elements) reduced in parallel into a tensor of partials,
+    which a second op reduces; again, until up to 65536 threads share the
+    work and no part is shorter than 64 elements. Ops whose combiner has no
+    neutral element, with several outputs, reading `linalg.index`, or whose
+    reduction length has no suitable divisor are left alone. The order of
+    the additions changes (the partials are more accurate, not less).
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                     affine_map<(d0, d1) -> ()>],
+                    iterator_types = ["reduction", "reduction"]}
+        ins(%x : tensor<4096x32768xf32>) outs(%init : tensor<f32>) ...
+    ```
+    After: a generic into `tensor<65536xf32>` partials (each of 2048
+    elements), one into `tensor<1024xf32>` (64 partials each), and the
+    original reduction of the last 1024 into `%init`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def AgentPrintPromptPass : Pass<"agent-print-prompt", "::mlir::ModuleOp"> {
   let summary = "Print the chat prompt an LLM agent gets for each region "
                 "(for tests)";

@@ -9,7 +9,8 @@
 // of v[r, 0..B) (+)-combined with the fill: one load per element and log2(B)
 // warp shuffles. A warp holds 32 / B rows (B dividing 32; else one row and
 // idle lanes), lane p of a row loads v[r, p] and the rows are scanned by
-// `__shfl_up_sync` steps that stay within a row. The region must be the one
+// `__shfl_up_sync` steps that stay within a row. With many rows a warp takes
+// 4 or 8 groups of rows, their loads issued together (`-x4`, `-x8`). The region must be the one
 // reduction, its term the select of an elementwise generic whose true value
 // does not depend on i, and the select's false value the combiner's
 // identity.
@@ -156,9 +157,12 @@ FailureOr<ScanShape> matchScan(const LinalgRegion &region, std::string &why) {
                    ranges[k]};
 }
 
-/// A warp per 32 / B rows, `threads` per block.
+/// A warp per 32 / B rows, `threads` per block; with `unroll` U > 1 each warp
+/// scans U groups of rows, U warps' worth apart: the U loads are issued
+/// before the first shuffle, so that a warp keeps U loads in flight instead
+/// of one.
 FailureOr<Variant> writeScan(const LinalgRegion &region, ScanShape scan,
-                             int threads, std::string &why) {
+                             int threads, int unroll, std::string &why) {
   Value out = region.outputs[0];
   Type type = elementOf(out);
   std::string ctype = getCType(type)->compute;
@@ -167,61 +171,79 @@ FailureOr<Variant> writeScan(const LinalgRegion &region, ScanShape scan,
   int64_t segment = 32 % length == 0 ? length : 32;
   int64_t perWarp = 32 / segment;
   int64_t rows = product(scan.rowShape);
-  int64_t perBlock = perWarp * (threads / 32);
-  std::string body;
-  unsigned counter = 0;
-  StatementWriter writer(body, counter);
-  ElementEvaluator eval(region, writer);
-  SmallVector<std::string> at = delinearize("rc", scan.rowShape);
-  // The term at i = B - 1 (k <= i for every k) and k = the lane's position,
-  // clamped so that idle lanes read inside.
-  at.push_back(std::to_string(length - 1));
-  at.push_back("kc");
-  FailureOr<std::string> term =
-      eval.valueAt(scan.reduction.getDpsInputs()[0], at, why);
-  if (failed(term))
-    return failure();
+  int64_t warps = threads / 32;
+  int64_t perBlock = perWarp * warps * unroll;
   std::string fill =
       region.splats.lookup(scan.reduction.getDpsInitOperand(0)->get());
-  SmallVector<std::string> outAt = delinearize("rc", scan.rowShape);
-  outAt.push_back("p");
   std::string src =
       getPrelude().str() + "\n" + kernelSignature(region, "scan", threads) +
       " {\n";
+  // Warp w of block b scans the row groups b * U * warps + u * warps + w.
   src += llvm::formatv(
              "  const int lane = threadIdx.x % 32;\n"
              "  const int p = lane % {0};\n"
-             "  const long long r = (blockIdx.x * (long long)blockDim.x + "
-             "threadIdx.x) / 32 * {1} + lane / {0};\n"
-             "  const bool active = r < {2}LL && p < {3};\n"
-             "  const long long rc = r < {2}LL ? r : {2}LL - 1;\n"
+             "  const long long first = (blockIdx.x * (long long){1} + "
+             "threadIdx.x / 32) * {2} + lane / {0};\n"
              "  const long long kc = p < {3} ? p : {3} - 1;\n",
-             segment, perWarp, rows, length)
+             segment, warps * unroll, perWarp, length)
              .str();
-  src += body;
-  src += llvm::formatv("  {0} v = active ? ({0})({1}) : {2};\n", ctype, *term,
-                       scan.combiner.identity)
-             .str();
+  unsigned counter = 0;
+  for (int u = 0; u < unroll; ++u) {
+    std::string body;
+    StatementWriter writer(body, counter);
+    ElementEvaluator eval(region, writer);
+    std::string rc = "rc" + std::to_string(u);
+    // The term at i = B - 1 (k <= i for every k) and k = the lane's position,
+    // clamped so that idle lanes read inside.
+    SmallVector<std::string> at = delinearize(rc, scan.rowShape);
+    at.push_back(std::to_string(length - 1));
+    at.push_back("kc");
+    FailureOr<std::string> term =
+        eval.valueAt(scan.reduction.getDpsInputs()[0], at, why);
+    if (failed(term))
+      return failure();
+    src += llvm::formatv(
+               "  const long long r{0} = first + {1};\n"
+               "  const bool active{0} = r{0} < {2}LL && p < {3};\n"
+               "  const long long {4} = r{0} < {2}LL ? r{0} : {2}LL - 1;\n",
+               u, u * warps * perWarp, rows, length, rc)
+               .str();
+    src += body;
+    src += llvm::formatv("  {0} acc{1} = active{1} ? ({0})({2}) : {3};\n", ctype,
+                         u, *term, scan.combiner.identity)
+               .str();
+  }
   // Hillis-Steele within each row: every lane shuffles (no early exit).
   for (int64_t d = 1; d < length; d *= 2)
-    src += llvm::formatv("  {{\n"
-                         "    const {0} o = __shfl_up_sync(0xffffffffu, v, {1});\n"
-                         "    if (p >= {1})\n      v = {2};\n"
-                         "  }\n",
-                         ctype, d, scan.combiner.combine("o", "v"))
+    for (int u = 0; u < unroll; ++u) {
+      std::string v = "acc" + std::to_string(u);
+      src += llvm::formatv("  {{\n"
+                           "    const {0} o = __shfl_up_sync(0xffffffffu, {3}, {1});\n"
+                           "    if (p >= {1})\n      {3} = {2};\n"
+                           "  }\n",
+                           ctype, d, scan.combiner.combine("o", v), v)
+                 .str();
+    }
+  for (int u = 0; u < unroll; ++u) {
+    SmallVector<std::string> outAt =
+        delinearize("rc" + std::to_string(u), scan.rowShape);
+    outAt.push_back("p");
+    src += llvm::formatv(
+               "  if (active{0})\n    out0[{1}] = {2};\n", u,
+               linearize(outAt, shapeOf(out)),
+               storeAs(type, scan.combiner.combine(fill, "acc" + std::to_string(u))))
                .str();
-  src += llvm::formatv("  if (active)\n    out0[{0}] = {1};\n}\n",
-                       linearize(outAt, shapeOf(out)),
-                       storeAs(type, scan.combiner.combine(fill, "v")))
-             .str();
+  }
+  src += "}\n";
   int64_t blocks = (rows + perBlock - 1) / perBlock;
   if (blocks > (int64_t(1) << 31) - 1) {
     why = "more rows than a one-dimensional grid holds";
     return failure();
   }
-  return Variant{llvm::formatv("scan-t{0}", threads).str(),
-                 src,
-                 {{"scan", {blocks, 1, 1}, {threads, 1, 1}}}};
+  std::string name = llvm::formatv("scan-t{0}", threads).str();
+  if (unroll > 1)
+    name += llvm::formatv("-x{0}", unroll).str();
+  return Variant{name, src, {{"scan", {blocks, 1, 1}, {threads, 1, 1}}}};
 }
 
 class BlockScanStrategy final : public Strategy {
@@ -242,8 +264,15 @@ public:
       list.add(failure(), reason);
       return;
     }
-    list.add(writeScan(region, *scan, 256, reason), reason);
-    list.add(writeScan(region, *scan, 128, reason), reason);
+    // Unrolled first where there are rows to spare: many short rows (a
+    // blocked scan's first level) are bound by the loads in flight.
+    constexpr int64_t kUnrollRows = 4096;
+    if (product(scan->rowShape) >= kUnrollRows) {
+      list.add(writeScan(region, *scan, 256, 4, reason), reason);
+      list.add(writeScan(region, *scan, 256, 8, reason), reason);
+    }
+    list.add(writeScan(region, *scan, 256, 1, reason), reason);
+    list.add(writeScan(region, *scan, 128, 1, reason), reason);
   }
 };
 

@@ -136,6 +136,40 @@ func.func @scan_totals(%x: tensor<6x8xf32>) -> tensor<6x8xf32> {
   return %sum : tensor<6x8xf32>
 }
 
+// Many rows of 8 (4100, not a whole number of blocks): the unrolled variants.
+func.func @scan_many_rows(%x: tensor<4100x8xf32>) -> tensor<4100x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xi64>
+  %pos = linalg.generic {indexing_maps = [#pos], iterator_types = ["parallel"]} outs(%e : tensor<8xi64>) {
+  ^bb0(%o: i64):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i64
+    linalg.yield %c : i64
+  } -> tensor<8xi64>
+  %column = tensor.expand_shape %pos [[0, 1]] output_shape [8, 1] : tensor<8xi64> into tensor<8x1xi64>
+  %em = tensor.empty() : tensor<8x8xi1>
+  %mask = linalg.generic {indexing_maps = [#col, #row, #id2], iterator_types = ["parallel", "parallel"]} ins(%column, %pos : tensor<8x1xi64>, tensor<8xi64>) outs(%em : tensor<8x8xi1>) {
+  ^bb0(%i: i64, %k: i64, %o: i1):
+    %upto = arith.cmpi sge, %i, %k : i64
+    linalg.yield %upto : i1
+  } -> tensor<8x8xi1>
+  %xr = tensor.expand_shape %x [[0], [1, 2]] output_shape [4100, 1, 8] : tensor<4100x8xf32> into tensor<4100x1x8xf32>
+  %e3 = tensor.empty() : tensor<4100x8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#col3, #x3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%mask, %xr : tensor<8x8xi1>, tensor<4100x1x8xf32>) outs(%e3 : tensor<4100x8x8xf32>) {
+  ^bb0(%m: i1, %v: f32, %o: f32):
+    %s = arith.select %m, %v, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<4100x8x8xf32>
+  %e2 = tensor.empty() : tensor<4100x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4100x8xf32>) -> tensor<4100x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #rows3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<4100x8x8xf32>) outs(%acc : tensor<4100x8xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %r = arith.addf %v, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4100x8xf32>
+  return %sum : tensor<4100x8xf32>
+}
+
 func.func @scan_rows_24(%x: tensor<5x24xf32>) -> tensor<5x24xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<24xi64>

@@ -19,6 +19,7 @@ no data: the checker computes their reference with NumPy.
 
 from __future__ import annotations
 
+import copy
 import sys
 from pathlib import Path
 
@@ -26,6 +27,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.export.graph_signature import OutputKind
 from torch_mlir import fx
 from torch_mlir.compiler_utils import OutputType
 
@@ -189,6 +191,22 @@ class Cumprod(nn.Module):
         return torch.cumprod(x, dim=1)
 
 
+class BatchNormTrain(nn.Module):
+    """KernelBench level 1's BatchNorm as KernelBench runs it, in training mode: the
+    batch's statistics, and the running ones (and the batch count) updated in place,
+    which torch-mlir returns as the program's first results."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.BatchNorm2d(8)
+
+    def forward(self, x):
+        norm = self.norm
+        norm.num_batches_tracked.add_(1)
+        return F.batch_norm(x, norm.running_mean, norm.running_var, norm.weight, norm.bias,
+                            training=True, momentum=norm.momentum, eps=norm.eps)
+
+
 # name -> (module factory, input shapes, dtype, KernelBench shape: no data file)
 PROGRAMS = {
     "linear-relu": (LinearReLU, [(8, 64)], torch.float32, False),
@@ -213,6 +231,7 @@ PROGRAMS = {
     "cumsum": (Cumsum, [(8, 100)], torch.float32, False),
     "cumsum-3-levels": (Cumsum, [(2, 1100)], torch.float32, False),
     "cumprod": (Cumprod, [(8, 40)], torch.float32, False),
+    "batch-norm-train": (BatchNormTrain, [(4, 8, 6, 6)], torch.float32, False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
     "softmax-kb": (Softmax, [(16, 16384)], torch.float32, True),
     "gelu-kb": (Gelu, [(16, 16384)], torch.float32, True),
@@ -238,6 +257,21 @@ def export(module: nn.Module, inputs, func_name: str) -> str:
                                     output_type=OutputType.LINALG_ON_TENSORS,
                                     decomposition_table=decomposition_table())
     return str(imported)
+
+
+def reference_outputs(module: nn.Module, args):
+    """The program's results computed by PyTorch in float64: the buffers the module
+    writes (torch.export's order, first), then the forward's results."""
+    program = torch.export.export(module, tuple(args), strict=False)
+    program = program.run_decompositions(decomposition_table())
+    updated = [spec.target for spec in program.graph_signature.output_specs
+               if spec.kind == OutputKind.BUFFER_MUTATION]
+    double = copy.deepcopy(module).double()
+    with torch.no_grad():
+        result = double(*[a.double() for a in args])
+    buffers = dict(double.named_buffers())
+    return [buffers[name] for name in updated] + list(
+        result if isinstance(result, tuple) else (result,))
 
 
 def function_name(name: str) -> str:
@@ -307,10 +341,7 @@ def main(selected):
                 " (parameters as constants)" if has_constants else "")
             write_program(variant, text, torch_line + suffix, has_constants)
             if not kernelbench:
-                with torch.no_grad():
-                    reference = exported_module.double()(*[a.double() for a in args])
-                exported_module.to(dtype)
-                outputs = reference if isinstance(reference, tuple) else (reference,)
+                outputs = reference_outputs(exported_module, args)
                 np.savez(DATA_DIR / f"torch-{variant}.npz",
                          **{f"in{i}": a.numpy() for i, a in enumerate(args)},
                          **{f"out{i}": o.numpy() for i, o in enumerate(outputs)})

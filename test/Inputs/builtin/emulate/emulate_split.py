@@ -141,6 +141,7 @@ CASES = {
     "scan_blocks_prod": ([6 * 8 * 32], 6 * 8 * 32, lambda x: scan_blocks(x, lambda a, b: a * b)),
     "scan_combine": ([6 * 8 * 32, 6 * 7], 6 * 8 * 32, scan_combine),
     "scan_totals": ([6 * 8], 6 * 8, lambda x: scan_rows(x, 6, 8)),
+    "scan_many_rows": ([4100 * 8], 4100 * 8, lambda x: scan_rows(x, 4100, 8)),
     "scan_rows_24": ([5 * 24], 5 * 24, lambda x: scan_rows(x, 5, 24)),
     "strict_triangle": ([6 * 8], 6 * 8, lambda x: scan_rows(x, 6, 8, strict=True)),
     "shifted_rows": ([5 * 32, 6 * 32], 6 * 32, shifted_rows),
