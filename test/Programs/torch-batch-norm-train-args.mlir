@@ -178,9 +178,10 @@ module {
 // AGENT-LABEL: llvm.func @torch_batch_norm_train_args(
 // AGENT: llvm.call @torch_batch_norm_train_args_region0(
 
-// A splat tensor constant (a scan's identity) is a constant buffer when the
-// program is not outlined; the outliner folds it into the regions that read it.
+// The weights (or, with the parameters as arguments, the buffers) are constant
+// buffers of the bundle, uploaded from their data files, never host data.
+// PLAN: "data": "const0.bin"
 // PLAN: "role": "constant"
 // PLAN: "launches"
-// OUTLINED-NOT: "role": "constant"
+// OUTLINED: "role": "constant"
 // OUTLINED: "launches"

@@ -76,8 +76,8 @@ module {
 // AGENT-LABEL: llvm.func @torch_rms_norm(
 // AGENT: llvm.call @torch_rms_norm_region0(
 
-// The weights are constant buffers of the bundle, uploaded from their data
-// files, never host data.
+// The weights (or, with the parameters as arguments, the buffers) are constant
+// buffers of the bundle, uploaded from their data files, never host data.
 // PLAN: "data": "const0.bin"
 // PLAN: "role": "constant"
 // PLAN: "launches"

@@ -4,14 +4,12 @@ nonzero (with a message) on any mismatch."""
 
 import ctypes
 import sys
+from pathlib import Path
 
 import numpy as np
 
-
-def call(library, name, *arrays):
-    function = getattr(library, name)
-    function.restype = None
-    function(*[ctypes.c_void_p(a.ctypes.data) for a in arrays])
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Inputs"))
+from cpu_call import call  # noqa: E402
 
 
 def main(path):

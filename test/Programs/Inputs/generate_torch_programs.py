@@ -293,8 +293,8 @@ def write_program(name: str, text: str, torch_line: str, has_constants: bool):
     ]
     if has_constants:
         checks += [
-            "// The weights are constant buffers of the bundle, uploaded from their data",
-            "// files, never host data.",
+            "// The weights (or, with the parameters as arguments, the buffers) are constant",
+            "// buffers of the bundle, uploaded from their data files, never host data.",
             '// PLAN: "data": "const0.bin"',
             '// PLAN: "role": "constant"',
             '// PLAN: "launches"',
@@ -333,7 +333,9 @@ def main(selected):
         torch_line = f"{module.__class__.__name__} on {shape_text} {str(dtype).replace('torch.', '')}"
         variants = [(name, module, inputs, bool(params))]
         if params:
-            variants.append((f"{name}-args", ParamsAsArguments(module), inputs + params, False))
+            # Buffers (a BatchNorm's running statistics) stay constants of the program.
+            variants.append((f"{name}-args", ParamsAsArguments(module), inputs + params,
+                             any(True for _ in module.buffers())))
         for variant, exported_module, args, has_constants in variants:
             fn = function_name(variant)
             text = export(exported_module, args, fn)
