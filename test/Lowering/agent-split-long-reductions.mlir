@@ -60,6 +60,32 @@ func.func @row_max(%x: tensor<4x65536xf32>, %init: tensor<4xf32>) -> tensor<4xf3
 
 // -----
 
+// A batch norm's sums per channel: the reductions around the channels do not
+// collapse into one, so the trailing two (h, w) are collapsed and split into 256
+// interleaved parts; the partials per channel and part are summed over n and
+// the rest of h x w, then over the parts.
+// CHECK: #[[$PART:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+// CHECK-LABEL: func.func @channel_sums
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<4x3x64x64xf32> into tensor<4x3x4096xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [4, 3, 16, 256]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<3x256xf32>)
+// CHECK: linalg.generic {indexing_maps = [#{{[a-z0-9]+}}, #[[$PART]]], iterator_types = ["reduction", "parallel", "reduction", "parallel"]}
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}outs(%{{.*}} : tensor<3xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: arith.addf %[[IN]], %[[ACC]] : f32
+// CHECK-NOT: linalg.generic
+func.func @channel_sums(%x: tensor<4x3x64x64xf32>, %init: tensor<3xf32>) -> tensor<3xf32> {
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x3x64x64xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<3xf32>
+  return %s : tensor<3xf32>
+}
+
+// -----
+
 // Left alone: enough outputs for the GPU already (16384 rows of 8192) ...
 // CHECK-LABEL: func.func @many_rows
 // CHECK-NOT: tensor.expand_shape

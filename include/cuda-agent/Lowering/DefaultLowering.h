@@ -54,10 +54,12 @@ constexpr int64_t kMinSplitPart = 64;
 /// in parallel and a reduction of the partials (upstream's
 /// `linalg::splitReduction`, parts interleaved), repeatedly, so that no
 /// thread of the default lowering reduces a long row alone. The reduction
-/// loops are collapsed into one first; ops whose combiner has no neutral
-/// element, with several outputs, reading loop indices, or whose reduction
-/// does not divide are left as they are. Must run before
-/// moveParallelLoopsOutward, which moves the new parallel loop outward.
+/// loops are collapsed into one first; where they cannot be (a batch norm's
+/// around its channels), the innermost is split by our own form of the same
+/// rewrite. Ops whose combiner has no neutral element, with several outputs,
+/// reading loop indices, with a keepdim output, or whose reduction does not
+/// divide are left as they are. Must run before moveParallelLoopsOutward,
+/// which moves the new parallel loop outward.
 void splitLongReductions(func::FuncOp func);
 
 /// Prepares every top-level host `scf.parallel` of `func` (not nested in

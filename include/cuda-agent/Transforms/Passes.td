@@ -440,8 +440,12 @@ def AgentSplitLongReductionsPass
     one, then split into interleaved parts (neighbouring threads read
     neighbouring elements) reduced in parallel into a tensor of partials,
     which a second op reduces; again, until up to 65536 threads share the
-    work and no part is shorter than 64 elements. Ops whose combiner has no
-    neutral element, with several outputs, reading `linalg.index`, or whose
+    work and no part is shorter than 64 elements. Reduction loops that do not
+    collapse into one (a batch norm's n, h and w around its channels) are
+    split at the innermost (h and w collapsed) by the same rewrite of our
+    own, which upstream's refuses for several reduction loops. Ops whose
+    combiner has no neutral element, with several outputs, reading
+    `linalg.index`, with a keepdim output (a constant 0 in its map), or whose
     reduction length has no suitable divisor are left alone. The order of
     the additions changes (the partials are more accurate, not less).
 

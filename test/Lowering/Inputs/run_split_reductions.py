@@ -28,6 +28,13 @@ def main(path):
     call(library, "row_max", x, init, out)
     np.testing.assert_array_equal(out, x.max(axis=1))
 
+    x = rng.standard_normal((4, 3, 64, 64)).astype(np.float32)
+    init = np.full(3, 0.5, np.float32)
+    out = np.full(3, np.nan, np.float32)
+    call(library, "channel_sums", x, init, out)
+    np.testing.assert_allclose(out, 0.5 + x.astype(np.float64).sum(axis=(0, 2, 3)), rtol=1e-4,
+                               atol=1e-3)
+
     x = rng.standard_normal((2, 65521)).astype(np.float32)
     init = np.zeros(2, np.float32)
     out = np.full(2, np.nan, np.float32)
