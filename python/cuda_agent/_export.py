@@ -88,35 +88,39 @@ def decomposition_table():
 
 
 class Exported(NamedTuple):
-    """``export_program``'s answer: the linalg text, and the state it updates.
+    """``export_program``'s answer: the linalg text, and what it writes back.
 
     ``updates`` pairs a result of ``@main`` (its index) with the name, in
     ``state_names(module)``, of the buffer the module writes it to: a
-    training-mode BatchNorm's running statistics, say. torch.export returns
+    training-mode BatchNorm's running statistics, say. ``argument_updates``
+    pairs a result with the position of the argument the module writes it to
+    in place (a dynamo graph's buffers are its arguments). torch.export returns
     those before the forward's own results."""
     text: str
-    updates: Tuple[Tuple[int, str], ...]
+    updates: Tuple[Tuple[int, str], ...] = ()
+    argument_updates: Tuple[Tuple[int, int], ...] = ()
 
 
-def _state_updates(program, names: Sequence[str]) -> Tuple[Tuple[int, str], ...]:
-    """The results of an ExportedProgram that are the module's state written
-    back: inputs of the functional wrapper (``params="arguments"``, the state
-    first) or the module's own buffers (``params="constants"``)."""
+def _writes_back(program, names: Sequence[str]):
+    """The results of an ExportedProgram that are written back: to the
+    module's state (the inputs of the functional wrapper that carry it,
+    ``params="arguments"``, or the module's own buffers, ``"constants"``) and
+    to the caller's arguments."""
     from torch.export.graph_signature import InputKind, OutputKind
 
     inputs = [spec.arg.name for spec in program.graph_signature.input_specs
               if spec.kind == InputKind.USER_INPUT]
-    updates = []
+    updates, argument_updates = [], []
     for index, spec in enumerate(program.graph_signature.output_specs):
         if spec.kind == OutputKind.BUFFER_MUTATION:
             updates.append((index, spec.target))
         elif spec.kind == OutputKind.USER_INPUT_MUTATION:
             position = inputs.index(spec.target)
-            if position >= len(names):
-                raise ExportError(f"the module writes to its input {position - len(names)} "
-                                  "in place, which a compiled program cannot do")
-            updates.append((index, names[position]))
-    return tuple(updates)
+            if position < len(names):
+                updates.append((index, names[position]))
+            else:
+                argument_updates.append((index, position - len(names)))
+    return tuple(updates), tuple(argument_updates)
 
 
 def export(module, *example_inputs, params: str = "arguments",
@@ -127,8 +131,8 @@ def export(module, *example_inputs, params: str = "arguments",
     it and the inputs may be on any device (the import itself runs on the CPU).
     ``params="arguments"``: ``@main(*state_tensors(module), *example_inputs)``;
     ``params="constants"``: ``@main(*example_inputs)`` with the weights inside.
-    A module that updates its buffers (training mode) returns their new values
-    first (``export_program`` says which).
+    A module that updates its buffers (training mode) or writes an argument in
+    place returns the new values first (``export_program`` says which).
     """
     return export_program(module, *example_inputs, params=params, func_name=func_name).text
 
@@ -162,14 +166,12 @@ def export_program(module, *example_inputs, params: str = "arguments",
     try:
         program = torch.export.export(target, args, strict=False).run_decompositions(
             decomposition_table())
-        updates = _state_updates(program, names)
+        updates, argument_updates = _writes_back(program, names)
         # Decomposed above, so that the updates are read off the program
         # torch-mlir imports; an empty table keeps it from decomposing again.
         imported = fx.export_and_import(
             program, output_type=OutputType.LINALG_ON_TENSORS, func_name=func_name,
             decomposition_table={})
-    except ExportError:
-        raise
     except Exception as error:
         raise ExportError(f"torch-mlir could not import {type(module).__name__}: "
                           f"{type(error).__name__}: {error}") from error
@@ -184,4 +186,4 @@ def export_program(module, *example_inputs, params: str = "arguments",
                           "linalg and cuda-agent-opt does not read (TMTensor: scatter for "
                           "index_put/index_add/scatter, sort for sort/topk; cumsum and cumprod "
                           "are written as linalg by decomposition_table())")
-    return Exported(text, updates)
+    return Exported(text, updates, argument_updates)

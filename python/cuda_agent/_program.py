@@ -100,7 +100,8 @@ class CompiledProgram:
     updates), ``state_names``, ``constants`` (the plan's constant buffers:
     ``(name, dtype, shape)``), ``updates`` (the module's buffers a call writes
     in place, as a training-mode BatchNorm its running statistics: ``(name,
-    dtype, shape)``; without the module they are computed and dropped).
+    dtype, shape)``; without the module they are computed and dropped);
+    arguments the module writes in place are written too.
     """
 
     def __init__(self, directory: Union[str, Path], module=None, log: str = "",
@@ -109,9 +110,12 @@ class CompiledProgram:
         manifest_path = self.directory / MANIFEST
         manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
         self.state_names: List[str] = list(manifest.get("state", []))
-        #: (position among the plan's outputs, state name) of each update.
+        #: (position among the plan's outputs, state name) of each update;
+        #: (position, argument) of each argument written in place.
         self._updates = [(int(position), str(name))
                          for position, name in manifest.get("updates", [])]
+        self._argument_updates = [(int(position), int(argument)) for position, argument
+                                  in manifest.get("argument_updates", [])]
         if state_names is not None:
             # Another module's names for the same state, bound by position
             # (the backend's cache: one program, many graphs).
@@ -154,10 +158,10 @@ class CompiledProgram:
         self._buffers = buffers
         self._input_indices = [inputs[i] for i in range(len(inputs))]
         self._output_indices = [outputs[i] for i in range(len(outputs))]
-        if any(not 0 <= position < len(outputs) for position, _ in self._updates):
+        updated = {position for position, _ in self._updates + self._argument_updates}
+        if any(not 0 <= position < len(outputs) for position in updated):
             raise ValueError(f"{manifest_path}: an update names an output the plan "
                              f"does not have ({len(outputs)} outputs)")
-        updated = {position for position, _ in self._updates}
         self._result_positions = [i for i in range(len(outputs)) if i not in updated]
         self._constant_indices = [i for i, b in enumerate(buffers) if b.role == "constant"]
         self._temps = []
@@ -234,7 +238,7 @@ class CompiledProgram:
     def _write_updates(self, results: List[torch.Tensor]) -> None:
         """Copies the updates into the module's buffers, on the current stream
         (after the launches that computed them), as the module itself would."""
-        if self._module is None:
+        if self._module is None or not self._updates:
             return
         if self._update_refs is None:
             self._update_refs = [(position, self._reference(name))
@@ -379,8 +383,11 @@ class CompiledProgram:
                                                                torch.cuda.current_device())
         results = (self._replay(values, device) if self.cuda_graph
                    else self._launch(values, device))
-        if self._updates:
+        if self._updates or self._argument_updates:
             self._write_updates(results)
+            with torch.no_grad():
+                for position, argument in self._argument_updates:
+                    args[argument].copy_(results[position])
             results = [results[i] for i in self._result_positions]
         return results[0] if len(results) == 1 else tuple(results)
 
@@ -418,7 +425,8 @@ def _lower(exported: _export.Exported, directory: Path, state: List[str], params
     (directory / MANIFEST).write_text(json.dumps(
         {"version": _MANIFEST_VERSION, "state": state, "params": params,
          "bundle": "program", "report": "report.json", "source": "model.mlir",
-         "updates": [list(update) for update in exported.updates]},
+         "updates": [list(update) for update in exported.updates],
+         "argument_updates": [list(update) for update in exported.argument_updates]},
         indent=1))
     log = _tools.run_agent_lower(source, lower_options, quiet=quiet, verbose=verbose)
     return CompiledProgram(directory, module if state or exported.updates else None, log)
