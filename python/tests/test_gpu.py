@@ -30,6 +30,24 @@ def _program(name, model, inputs, tmp_path):
                               quiet=True)
 
 
+def _assert_matches_eager(result, expected, model, inputs):
+    """``result`` within 1e-4 of eager PyTorch's ``expected`` (1e-2 at f16);
+    failing that, no less precise than eager against float64, within the
+    verifier's factor of 8: a long scan in f32 (cumsum over 32768 elements)
+    differs from eager's by more than 1e-4 near its zeros, each rounded its own
+    way."""
+    tolerance = 1e-2 if expected.dtype == torch.float16 else 1e-4
+    if torch.allclose(result, expected, rtol=tolerance, atol=tolerance):
+        return
+    import copy
+    with torch.no_grad():
+        exact = copy.deepcopy(model).double()(*[x.double() for x in inputs])
+    ours = (result.double() - exact).abs().max().item()
+    eager = (expected.double() - exact).abs().max().item()
+    assert ours <= 8 * eager + 1e-6, (
+        f"max error against float64 {ours:.3g}, eager PyTorch's {eager:.3g}")
+
+
 @pytest.mark.parametrize("name", sorted(models.MODELS))
 def test_program_matches_eager(name, tmp_path):
     model, inputs = models.make(name, device="cuda")
@@ -37,15 +55,14 @@ def test_program_matches_eager(name, tmp_path):
     with torch.no_grad():
         expected = model(*inputs)
         result = program(*inputs)
-    tolerance = 1e-2 if expected.dtype == torch.float16 else 1e-4
-    torch.testing.assert_close(result, expected, rtol=tolerance, atol=tolerance)
+    _assert_matches_eager(result, expected, model, inputs)
     # Runs on torch's current stream: a side stream works and orders itself.
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream), torch.no_grad():
         again = program(*inputs)
     torch.cuda.current_stream().wait_stream(stream)
-    torch.testing.assert_close(again, expected, rtol=tolerance, atol=tolerance)
+    _assert_matches_eager(again, expected, model, inputs)
 
 
 def test_backend_runs_compiled_graphs(empty_db, tmp_path):
@@ -98,8 +115,7 @@ def test_backend_runs_staged_graphs(name):
         with torch.no_grad():
             result = compiled(*inputs)
             expected = model(*inputs)
-    tolerance = 1e-2 if expected.dtype == torch.float16 else 1e-4
-    torch.testing.assert_close(result, expected, rtol=tolerance, atol=tolerance)
+    _assert_matches_eager(result, expected, model, inputs)
     assert backend.cache_info()["hits"] >= 1 and backend.cache_info()["misses"] == 0
 
 
