@@ -50,11 +50,12 @@ std::optional<Extents> extentsOf(linalg::LinalgOp op) {
   return extents;
 }
 
-/// Whether an op of `extents` is split at all: fewer outputs than
+/// Whether an op of `extents` is split at all: some outputs but fewer than
 /// kSplitThreads / kSplitParallelFactor, a reduction of at least
 /// kMinSplitReduction elements.
 bool needsSplit(Extents extents) {
-  return extents.parallel * kSplitParallelFactor < kSplitThreads &&
+  return extents.parallel > 0 &&
+         extents.parallel * kSplitParallelFactor < kSplitThreads &&
          extents.reduction >= kMinSplitReduction;
 }
 
