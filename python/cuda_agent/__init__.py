@@ -4,6 +4,8 @@
   (torch-mlir; CPython 3.11). ``decomposition_table()`` is the table it
   passes to torch-mlir (its own, with ``torch.cumsum``/``cumprod`` as a blocked
   scan in linalg), for pipelines that call torch-mlir themselves.
+  ``export_program`` also names the results a module writes back in place
+  (a training-mode BatchNorm's running statistics).
 - ``compile(module, *inputs, agent=, verify=, db=, **agent_lower_options)``:
   a ``CompiledProgram`` that runs the whole-program bundle on torch's current
   stream.
@@ -15,14 +17,15 @@
   a machine without MLIR (``options={"cache_dir": D}`` there).
 """
 
-from ._export import ExportError, decomposition_table, export, state_names
+from ._export import ExportError, Exported, decomposition_table, export, export_program, state_names
 from ._program import CompiledProgram, compile, compile_mlir, load
 from ._tools import CompileError, find_tool
 from .backend import FallbackWarning, cuda_agent_backend
 
 __all__ = [
-    "CompileError", "CompiledProgram", "ExportError", "FallbackWarning",
+    "CompileError", "CompiledProgram", "ExportError", "Exported", "FallbackWarning",
     "compile", "compile_mlir", "cuda_agent_backend", "decomposition_table", "export",
+    "export_program",
     "find_tool", "load", "state_names",
 ]
 __version__ = "0.1.0"

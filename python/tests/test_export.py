@@ -74,17 +74,17 @@ def test_export_names_the_state_a_module_updates():
     # Training mode: torch.export returns the new running statistics (and the
     # batch count) before the forward's result; export_program says whose.
     model, inputs = models.make("batch_norm_train")
-    exported = cuda_agent._export.export_program(model, *inputs)
+    exported = cuda_agent.export_program(model, *inputs)
     assert exported.updates == ((0, "norm.running_mean"), (1, "norm.running_var"),
                                 (2, "norm.num_batches_tracked"))
     signature = next(line for line in exported.text.splitlines() if "func.func @main" in line)
     assert signature.count("tensor<16xf32>") == 4 + 2  # 4 state inputs, 2 updates
     assert "-> (tensor<16xf32>, tensor<16xf32>, tensor<i64>, tensor<8x16x32x32xf32>)" in signature
-    constants = cuda_agent._export.export_program(model, *inputs, params="constants")
+    constants = cuda_agent.export_program(model, *inputs, params="constants")
     assert [name for _, name in constants.updates] == [name for _, name in exported.updates]
     # An eval-mode BatchNorm updates nothing.
     frozen = torch.nn.BatchNorm2d(16).eval()
-    assert cuda_agent._export.export_program(frozen, *inputs).updates == ()
+    assert cuda_agent.export_program(frozen, *inputs).updates == ()
 
 
 def test_export_names_arguments_written_in_place():
@@ -92,5 +92,5 @@ def test_export_names_arguments_written_in_place():
         x.mul_(2.0)
         return x + 1.0
 
-    exported = cuda_agent._export.export_program(scale_in_place, torch.zeros(4, 4))
+    exported = cuda_agent.export_program(scale_in_place, torch.zeros(4, 4))
     assert exported.updates == () and exported.argument_updates == ((0, 0),)
