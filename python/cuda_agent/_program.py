@@ -235,17 +235,19 @@ class CompiledProgram:
         owner, _, attribute = name.rpartition(".")
         return self._module.get_submodule(owner), attribute
 
-    def _write_updates(self, results: List[torch.Tensor]) -> None:
-        """Copies the updates into the module's buffers, on the current stream
-        (after the launches that computed them), as the module itself would."""
-        if self._module is None or not self._updates:
-            return
-        if self._update_refs is None:
+    def _write_updates(self, results: List[torch.Tensor], args: Sequence) -> None:
+        """Copies the updates into the module's buffers (when the program has
+        the module) and the caller's arguments written in place, on the
+        current stream (after the launches that computed them), as the module
+        itself would."""
+        if self._update_refs is None and self._module is not None:
             self._update_refs = [(position, self._reference(name))
                                  for position, name in self._updates]
         with torch.no_grad():
-            for position, (owner, attribute) in self._update_refs:
+            for position, (owner, attribute) in self._update_refs or []:
                 getattr(owner, attribute).copy_(results[position])
+            for position, argument in self._argument_updates:
+                args[argument].copy_(results[position])
 
     def _check(self, values: List, count: int) -> List[torch.Tensor]:
         """The slow path of the argument checks: the error that names what is
@@ -384,10 +386,7 @@ class CompiledProgram:
         results = (self._replay(values, device) if self.cuda_graph
                    else self._launch(values, device))
         if self._updates or self._argument_updates:
-            self._write_updates(results)
-            with torch.no_grad():
-                for position, argument in self._argument_updates:
-                    args[argument].copy_(results[position])
+            self._write_updates(results, args)
             results = [results[i] for i in self._result_positions]
         return results[0] if len(results) == 1 else tuple(results)
 

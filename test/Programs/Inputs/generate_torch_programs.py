@@ -1,12 +1,12 @@
 """Regenerates the torch-mlir programs of the corpus (test/Programs/torch-*.mlir).
 
 Run by hand, not by CI (it needs torch, torch-mlir and the cuda_agent package, whose
-decomposition table it imports with; the outputs are checked in):
+export_program it exports with; the outputs are checked in):
 
     python3 test/Programs/Inputs/generate_torch_programs.py [NAME ...]
 
-Each PyTorch module below is exported with torch-mlir's FX importer to linalg on tensors,
-exactly as torch-mlir prints it, and written as a lit test: the same RUN lines as the
+Each PyTorch module below is exported with torch-mlir's FX importer to linalg on tensors
+(`cuda_agent.export_program(..., params="constants")`), exactly as torch-mlir prints it, and written as a lit test: the same RUN lines as the
 hand-written programs (default lowering, --agent-lower with an empty database, the
 whole-program bundle with and without outlining). Modules with parameters are exported twice:
 with the parameters as constants (`dense_resource` weights in the file) and with the
@@ -27,12 +27,10 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.export.graph_signature import OutputKind
-from torch_mlir import fx
-from torch_mlir.compiler_utils import OutputType
-
-# torch-mlir's decompositions and the scans as linalg (torch-mlir's own is tm_tensor.scan).
-from cuda_agent import decomposition_table
+# torch-mlir's FX importer with the package's decompositions (the scans as linalg;
+# torch-mlir's own is tm_tensor.scan), the weights as constants, and the buffers the
+# module writes back named.
+from cuda_agent import export_program
 
 PROGRAMS_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = PROGRAMS_DIR / "Inputs" / "torch"
@@ -252,25 +250,14 @@ class ParamsAsArguments(nn.Module):
         return torch.func.functional_call(self.inner, params, args[:count])
 
 
-def export(module: nn.Module, inputs, func_name: str) -> str:
-    imported = fx.export_and_import(module, *inputs, func_name=func_name,
-                                    output_type=OutputType.LINALG_ON_TENSORS,
-                                    decomposition_table=decomposition_table())
-    return str(imported)
-
-
-def reference_outputs(module: nn.Module, args):
+def reference_outputs(module: nn.Module, args, updates):
     """The program's results computed by PyTorch in float64: the buffers the module
-    writes (torch.export's order, first), then the forward's results."""
-    program = torch.export.export(module, tuple(args), strict=False)
-    program = program.run_decompositions(decomposition_table())
-    updated = [spec.target for spec in program.graph_signature.output_specs
-               if spec.kind == OutputKind.BUFFER_MUTATION]
+    writes (`updates`, export_program's, in their order), then the forward's results."""
     double = copy.deepcopy(module).double()
     with torch.no_grad():
         result = double(*[a.double() for a in args])
     buffers = dict(double.named_buffers())
-    return [buffers[name] for name in updated] + list(
+    return [buffers[name] for _, name in updates] + list(
         result if isinstance(result, tuple) else (result,))
 
 
@@ -338,12 +325,14 @@ def main(selected):
                              any(True for _ in module.buffers())))
         for variant, exported_module, args, has_constants in variants:
             fn = function_name(variant)
-            text = export(exported_module, args, fn)
+            exported = export_program(exported_module, *args, params="constants",
+                                      func_name=fn)
+            text = exported.text
             suffix = " (parameters as arguments)" if variant.endswith("-args") else (
                 " (parameters as constants)" if has_constants else "")
             write_program(variant, text, torch_line + suffix, has_constants)
             if not kernelbench:
-                outputs = reference_outputs(exported_module, args)
+                outputs = reference_outputs(exported_module, args, exported.updates)
                 np.savez(DATA_DIR / f"torch-{variant}.npz",
                          **{f"in{i}": a.numpy() for i, a in enumerate(args)},
                          **{f"out{i}": o.numpy() for i, o in enumerate(outputs)})
