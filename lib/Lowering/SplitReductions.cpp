@@ -103,29 +103,21 @@ linalg::GenericOp collapseReductions(linalg::GenericOp op,
                                      RewriterBase &rewriter) {
   SmallVector<unsigned> dims;
   op.getReductionDims(dims);
+  // All of them when they are one consecutive run; else the trailing run.
   unsigned first = dims.size() - 1;
   while (first > 0 && dims[first - 1] + 1 == dims[first])
     --first;
-  SmallVector<ReassociationIndices> tries;
-  if (first == 0)
-    tries.push_back(ReassociationIndices(dims.begin(), dims.end()));
-  else if (dims.size() - first > 1)
-    tries.push_back(ReassociationIndices(dims.begin() + first, dims.end()));
-  for (const ReassociationIndices &group : tries) {
-    if (group.size() < 2 ||
-        !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {group}))
-      continue;
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::CollapseResult> collapsed =
-        linalg::collapseOpIterationDims(op, {group}, rewriter);
-    if (failed(collapsed))
-      continue;
-    rewriter.replaceOp(op, collapsed->results);
-    if (auto generic = dyn_cast<linalg::GenericOp>(
-            collapsed->collapsedOp.getOperation()))
-      return generic;
-  }
-  return op;
+  ReassociationIndices group(dims.begin() + first, dims.end());
+  if (group.size() < 2 ||
+      !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {group}))
+    return op;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, {group}, rewriter);
+  if (failed(collapsed))
+    return op;
+  rewriter.replaceOp(op, collapsed->results);
+  return cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
 }
 
 /// Whether every input of `op` reads loop `dim`, if at all, as one whole
