@@ -112,3 +112,50 @@ unsigned cuda_agent::fuseMasksAndPositions(Operation *root) {
   }
   return fusions;
 }
+
+int64_t cuda_agent::loopDimOf(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(op))
+      return index.getDim();
+    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::TruncIOp,
+             arith::ExtSIOp, arith::ExtUIOp>(op))
+      return -1;
+    v = op->getOperand(0);
+  }
+  return -1;
+}
+
+bool cuda_agent::isUpTo(arith::CmpIOp cmp, int64_t i, int64_t k) {
+  int64_t lhs = loopDimOf(cmp.getLhs()), rhs = loopDimOf(cmp.getRhs());
+  switch (cmp.getPredicate()) {
+  case arith::CmpIPredicate::sge:
+  case arith::CmpIPredicate::uge:
+    return lhs == i && rhs == k;
+  case arith::CmpIPredicate::sle:
+  case arith::CmpIPredicate::ule:
+    return lhs == k && rhs == i;
+  default:
+    return false;
+  }
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+cuda_agent::triangleMaskDims(linalg::GenericOp generic) {
+  if (generic->getNumResults() != 1)
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  auto select =
+      body.getTerminator()->getOperand(0).getDefiningOp<arith::SelectOp>();
+  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpIOp>()
+                    : arith::CmpIOp();
+  if (!cmp || !select.getFalseValue().getDefiningOp<arith::ConstantOp>())
+    return std::nullopt;
+  int64_t lhs = loopDimOf(cmp.getLhs()), rhs = loopDimOf(cmp.getRhs());
+  if (lhs < 0 || rhs < 0 || lhs == rhs)
+    return std::nullopt;
+  if (isUpTo(cmp, lhs, rhs))
+    return std::make_pair(lhs, rhs);
+  if (isUpTo(cmp, rhs, lhs))
+    return std::make_pair(rhs, lhs);
+  return std::nullopt;
+}

@@ -160,14 +160,27 @@ bool isFusablePad(Operation *op) {
   return padding && isClonableConstant(padding.getDefiningOp());
 }
 
+/// True for a static slice that only fusable pads read, each of which reads
+/// it as a pad of the slice's source (SliceReads.h: padOfSlice): it goes
+/// into the region with them, so the region reads the slice's source with
+/// bounds instead of a copy of the slice.
+bool isSliceUnderPads(Operation *op) {
+  auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+  return slice && llvm::all_of(slice->getUsers(), [](Operation *user) {
+           auto pad = dyn_cast<tensor::PadOp>(user);
+           return pad && isFusablePad(pad) && padOfSlice(pad);
+         });
+}
+
 /// True for ops that are cloned into every region that uses them rather than
 /// grouped: static `tensor.empty`, clonable constants, `linalg.fill`s whose
-/// operands are themselves clonable, and fusable pads (their source is read
-/// like any other operand: a region argument or a value the region computes).
+/// operands are themselves clonable, fusable pads (their source is read
+/// like any other operand: a region argument or a value the region computes)
+/// and the slices under them.
 bool isClonable(Operation *op) {
   if (!op)
     return false;
-  if (isFusablePad(op))
+  if (isFusablePad(op) || isSliceUnderPads(op))
     return true;
   if (auto empty = dyn_cast<tensor::EmptyOp>(op))
     return !checkTensorType(empty.getType());

@@ -11,8 +11,10 @@
 
 #include "cuda-agent/Outline/SliceReads.h"
 #include "cuda-agent/Outline/Generalize.h"
+#include "cuda-agent/Outline/MasksAndPositions.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
@@ -34,6 +36,61 @@ static tensor::ExtractSliceOp foldableSlice(Value value) {
       !slice.getSourceType().hasStaticShape())
     return {};
   return slice;
+}
+
+/// A slice read through reshapes: the slice, and the expand_shape and
+/// collapse_shape ops between it and the reader, the reader's side first.
+struct SliceChain {
+  tensor::ExtractSliceOp slice;
+  SmallVector<Operation *> reshapes;
+};
+
+/// The foldable slice that `value` is, or views through reshapes.
+static std::optional<SliceChain> findSliceChain(Value value) {
+  SliceChain chain;
+  while (Operation *op = value.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+      break;
+    if (!cast<ShapedType>(op->getResult(0).getType()).hasStaticShape())
+      return std::nullopt;
+    chain.reshapes.push_back(op);
+    value = op->getOperand(0);
+  }
+  chain.slice = foldableSlice(value);
+  if (!chain.slice)
+    return std::nullopt;
+  return chain;
+}
+
+/// `map`, a read of `reshape`'s result, as a read of its source, or a null
+/// map. An expand_shape's source index is the linearized index of its group
+/// (`d1 * 32 + d2`); a collapse_shape's is the result index at the group's
+/// one dimension of more than one element and 0 at the others (a group of
+/// several such dimensions would need divisions: no map).
+static AffineMap composeReshapeMap(AffineMap map, Operation *reshape) {
+  MLIRContext *ctx = map.getContext();
+  SmallVector<AffineExpr> results;
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape)) {
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    for (ReassociationIndices group : expand.getReassociationIndices()) {
+      AffineExpr index = getAffineConstantExpr(0, ctx);
+      for (int64_t d : group)
+        index = index * shape[d] + map.getResult(d);
+      results.push_back(index);
+    }
+  } else {
+    auto collapse = cast<tensor::CollapseShapeOp>(reshape);
+    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+    for (auto [r, group] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
+      if (llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) > 1)
+        return {};
+      for (int64_t d : group)
+        results.push_back(shape[d] == 1 ? getAffineConstantExpr(0, ctx)
+                                        : map.getResult(r));
+    }
+  }
+  return AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, ctx);
 }
 
 /// The outliner's elementwise class (no reduction loop), on tensors.
@@ -112,11 +169,40 @@ static SliceRead composeSliceMap(AffineMap map, tensor::ExtractSliceOp slice) {
   return read;
 }
 
-/// True when `op` reads a foldable slice through a map composeSliceMap takes.
+/// The read of `chain`'s slice source by a reader that reads the chain's
+/// end through `map`, or a null map.
+static SliceRead composeChainMap(AffineMap map, const SliceChain &chain) {
+  for (Operation *reshape : chain.reshapes) {
+    map = composeReshapeMap(map, reshape);
+    if (!map)
+      return {};
+  }
+  return composeSliceMap(map, chain.slice);
+}
+
+/// True when `op` reads a foldable slice through a map composeChainMap takes.
 static bool readsFoldableSlice(linalg::LinalgOp op) {
   return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-    tensor::ExtractSliceOp slice = foldableSlice(in->get());
-    return slice && composeSliceMap(op.getMatchingIndexingMap(in), slice).map;
+    std::optional<SliceChain> chain = findSliceChain(in->get());
+    return chain && composeChainMap(op.getMatchingIndexingMap(in), *chain).map;
+  });
+}
+
+/// True when `op` is a scan's masked term (a triangular mask, see
+/// MasksAndPositions.h) read only as the term of reductions over its k: the
+/// builtin agent's scan evaluates the term at any map.
+static bool isScanTerm(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  std::optional<std::pair<int64_t, int64_t>> dims =
+      generic ? triangleMaskDims(generic) : std::nullopt;
+  if (!dims)
+    return false;
+  return llvm::all_of(generic->getUsers(), [&](Operation *user) {
+    auto reduction = dyn_cast<linalg::GenericOp>(user);
+    return reduction && reduction.getNumReductionLoops() == 1 &&
+           reduction.getNumLoops() == generic.getNumLoops() &&
+           linalg::isReductionIterator(
+               reduction.getIteratorTypesArray()[dims->second]);
   });
 }
 
@@ -154,14 +240,46 @@ static Value viewFor(tensor::ExtractSliceOp slice, const SliceRead &read,
   return view;
 }
 
+/// Rewrites each static slice of a static slice that keeps every dimension
+/// into one slice of the first's source (offsets add, strides multiply), so
+/// that a slice of a slice folds like one slice.
+static void mergeSlicesOfSlices(Operation *root, IRRewriter &rewriter) {
+  SmallVector<tensor::ExtractSliceOp> outer;
+  root->walk([&](tensor::ExtractSliceOp slice) {
+    tensor::ExtractSliceOp inner = foldableSlice(slice.getSource());
+    if (foldableSlice(slice.getResult()) && inner &&
+        inner.getDroppedDims().none())
+      outer.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : outer) {
+    auto inner = slice.getSource().getDefiningOp<tensor::ExtractSliceOp>();
+    SmallVector<int64_t> offsets, strides;
+    for (auto [o1, s1, o2, s2] :
+         llvm::zip(inner.getStaticOffsets(), inner.getStaticStrides(),
+                   slice.getStaticOffsets(), slice.getStaticStrides())) {
+      offsets.push_back(o1 + o2 * s1);
+      strides.push_back(s1 * s2);
+    }
+    rewriter.setInsertionPoint(slice);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        slice, slice.getType(), inner.getSource(), ValueRange{}, ValueRange{},
+        ValueRange{}, offsets, slice.getStaticSizes(), strides);
+    if (inner->use_empty())
+      rewriter.eraseOp(inner);
+  }
+}
+
 unsigned cuda_agent::foldSliceReads(Operation *root) {
+  IRRewriter rewriter(root->getContext());
+  mergeSlicesOfSlices(root, rewriter);
   SmallVector<linalg::LinalgOp> readers;
   root->walk([&](linalg::LinalgOp op) {
-    if (isAllParallel(op) && readsFoldableSlice(op) && staysElementwise(op))
+    if (isAllParallel(op) && readsFoldableSlice(op) &&
+        (staysElementwise(op) || isScanTerm(op)))
       readers.push_back(op);
   });
-  IRRewriter rewriter(root->getContext());
   unsigned folded = 0;
+  // The slices and reshapes read, readers' side first, erased when unread.
   llvm::SetVector<Operation *> slices;
   std::map<std::pair<Operation *, SmallVector<int64_t>>, Value> views;
   for (linalg::LinalgOp op : readers) {
@@ -171,24 +289,54 @@ unsigned cuda_agent::foldSliceReads(Operation *root) {
     linalg::GenericOp generic = *asGenericOp;
     SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
     for (OpOperand *input : generic.getDpsInputOperands()) {
-      tensor::ExtractSliceOp slice = foldableSlice(input->get());
-      if (!slice)
+      std::optional<SliceChain> chain = findSliceChain(input->get());
+      if (!chain)
         continue;
-      SliceRead read = composeSliceMap(maps[input->getOperandNumber()], slice);
+      SliceRead read =
+          composeChainMap(maps[input->getOperandNumber()], *chain);
       if (!read.map)
         continue;
       maps[input->getOperandNumber()] = read.map;
-      Value source = viewFor(slice, read, rewriter, views);
+      Value source = viewFor(chain->slice, read, rewriter, views);
       rewriter.modifyOpInPlace(generic, [&] { input->set(source); });
-      slices.insert(slice);
+      slices.insert(chain->reshapes.begin(), chain->reshapes.end());
+      slices.insert(chain->slice);
       ++folded;
     }
     rewriter.modifyOpInPlace(generic, [&] {
       generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
     });
   }
-  for (Operation *slice : slices)
-    if (slice->use_empty())
-      rewriter.eraseOp(slice);
+  SmallVector<Operation *> unread = slices.takeVector();
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (Operation *&op : unread)
+      if (op && op->use_empty()) {
+        rewriter.eraseOp(op);
+        op = nullptr;
+        erased = true;
+      }
+  }
   return folded;
+}
+
+std::optional<PadOfSlice> cuda_agent::padOfSlice(tensor::PadOp pad) {
+  tensor::ExtractSliceOp slice = foldableSlice(pad.getSource());
+  if (!slice || !pad.getLow().empty() || !pad.getHigh().empty() ||
+      slice.getDroppedDims().any() ||
+      llvm::any_of(slice.getStaticStrides(),
+                   [](int64_t stride) { return stride != 1; }))
+    return std::nullopt;
+  PadOfSlice read{slice, {}, {}};
+  ArrayRef<int64_t> extents = slice.getSourceType().getShape();
+  for (auto [d, extent] : llvm::enumerate(extents)) {
+    int64_t offset = slice.getStaticOffsets()[d];
+    int64_t after = extent - offset - slice.getStaticSizes()[d];
+    int64_t low = pad.getStaticLow()[d], high = pad.getStaticHigh()[d];
+    if ((low != 0 && offset != 0) || (high != 0 && after != 0))
+      return std::nullopt;
+    read.low.push_back(low - offset);
+    read.high.push_back(high - after);
+  }
+  return read;
 }

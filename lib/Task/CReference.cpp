@@ -56,7 +56,8 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
                           n, name, storeAs(elementOf(result), pad.value))
                 .str();
     ArrayRef<int64_t> sourceShape = shapeOf(pad.source);
-    SmallVector<std::string> sourceIdx, resultIdx;
+    ArrayRef<int64_t> resultShape = shapeOf(result);
+    SmallVector<std::string> sourceIdx, resultIdx, inside;
     std::string indent = "  ";
     for (auto [d, size] : llvm::enumerate(sourceShape)) {
       std::string i = "p" + std::to_string(d);
@@ -67,8 +68,14 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
       indent += "  ";
       sourceIdx.push_back(i);
       resultIdx.push_back(i + " + " + std::to_string(pad.low[d]));
+      // Negative amounts (the pad of a slice): parts of the source are not
+      // in the padded tensor.
+      if (pad.low[d] < 0 || pad.high[d] < 0)
+        inside.push_back("(unsigned long long)(" + resultIdx.back() + ") < " +
+                         std::to_string(resultShape[d]) + "ULL");
     }
-    text += indent + name + "[" + linearize(resultIdx, shapeOf(result)) +
+    text += indent + (inside.empty() ? "" : "if (" + llvm::join(inside, " && ") + ") ") +
+            name + "[" + linearize(resultIdx, resultShape) +
             "] = " + arrays.lookup(pad.source) + "[" +
             linearize(sourceIdx, sourceShape) + "];\n";
     for (size_t d = sourceShape.size(); d > 0; --d) {

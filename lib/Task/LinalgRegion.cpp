@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Task/LinalgRegion.h"
+#include "cuda-agent/Outline/SliceReads.h"
 #include "cuda-agent/Task/CudaExpr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,11 +20,15 @@
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
-/// Reads a `tensor.pad` of a region argument with static padding and a
-/// constant value.
+/// Reads a `tensor.pad` of a region argument, or of a slice of one that the
+/// outliner moved in with it (SliceReads.h: padOfSlice), with static padding
+/// and a constant value.
 static FailureOr<RegionPad> readPad(tensor::PadOp pad, std::string &why) {
   RegionPad read;
   read.source = pad.getSource();
+  std::optional<PadOfSlice> sliced = padOfSlice(pad);
+  if (sliced)
+    read.source = sliced->slice.getSource();
   if (!isa<BlockArgument>(read.source) ||
       !pad.getResultType().hasStaticShape() || !pad.getLow().empty() ||
       !pad.getHigh().empty()) {
@@ -44,6 +49,10 @@ static FailureOr<RegionPad> readPad(tensor::PadOp pad, std::string &why) {
   read.value = *literal;
   read.low.assign(pad.getStaticLow().begin(), pad.getStaticLow().end());
   read.high.assign(pad.getStaticHigh().begin(), pad.getStaticHigh().end());
+  if (sliced) {
+    read.low = sliced->low;
+    read.high = sliced->high;
+  }
   return read;
 }
 
@@ -137,6 +146,19 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
       if (failed(read))
         return failure();
       region.pads[pad.getResult()] = std::move(*read);
+      continue;
+    }
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      // Read by the pads under which the outliner moved it in.
+      bool underPads = llvm::all_of(slice->getUsers(), [](Operation *user) {
+        auto pad = dyn_cast<tensor::PadOp>(user);
+        return pad && padOfSlice(pad);
+      });
+      if (!underPads) {
+        why = "a tensor.extract_slice inside the region other than under a "
+              "pad that reads its source with bounds";
+        return failure();
+      }
       continue;
     }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {

@@ -222,6 +222,32 @@ FailureOr<std::string> TorchWriter::combineInit(StringRef reduced,
   llvm_unreachable("every combiner is handled");
 }
 
+/// A static slice: Python's slicing, a dimension it drops indexed by its
+/// offset.
+LogicalResult TorchWriter::writeSlice(tensor::ExtractSliceOp slice) {
+  if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+      !slice.getStrides().empty())
+    return fail("a tensor.extract_slice by dynamic amounts");
+  FailureOr<std::string> x = tensorExpr(slice.getSource());
+  if (failed(x))
+    return failure();
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  SmallVector<std::string> indices;
+  for (auto [d, offset] : llvm::enumerate(slice.getStaticOffsets())) {
+    int64_t size = slice.getStaticSizes()[d];
+    int64_t stride = slice.getStaticStrides()[d];
+    if (dropped.test(d)) {
+      indices.push_back(std::to_string(offset));
+      continue;
+    }
+    indices.push_back(llvm::formatv("{0}:{1}:{2}", offset,
+                                    offset + (size - 1) * stride + 1, stride)
+                          .str());
+  }
+  define(slice.getResult(), *x + "[" + llvm::join(indices, ", ") + "]");
+  return success();
+}
+
 /// A static pad with a constant value: `nn.functional.pad`, whose amounts
 /// run from the last dimension to the first.
 LogicalResult TorchWriter::writePad(tensor::PadOp pad) {
@@ -346,6 +372,8 @@ LogicalResult TorchWriter::writeOp(Operation *op) {
   }
   if (auto pad = dyn_cast<tensor::PadOp>(op))
     return writePad(pad);
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return writeSlice(slice);
   if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
     FailureOr<std::string> x = operandExpr(op->getOperand(0));
     if (failed(x))

@@ -96,6 +96,7 @@ private:
   FailureOr<bool> writeContraction(linalg::GenericOp g);
   LogicalResult writeConv(linalg::Conv2DNhwcHwcfOp conv);
   LogicalResult writePad(tensor::PadOp pad);
+  LogicalResult writeSlice(tensor::ExtractSliceOp slice);
   FailureOr<LoopValue> writeBodyOp(Operation &op,
                                    llvm::DenseMap<Value, LoopValue> &values,
                                    unsigned rank);

@@ -17,7 +17,11 @@
 #ifndef CUDA_AGENT_OUTLINE_MASKSANDPOSITIONS_H
 #define CUDA_AGENT_OUTLINE_MASKSANDPOSITIONS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Operation.h"
+
+#include <optional>
 
 namespace mlir::cuda_agent {
 
@@ -29,6 +33,20 @@ namespace mlir::cuda_agent {
 /// outside every region; each generic reader fuses a copy. Returns the
 /// number of fusions.
 unsigned fuseMasksAndPositions(Operation *root);
+
+/// The loop dimension `v` is (a `linalg.index`, through index casts and
+/// integer extensions or truncations), or -1.
+int64_t loopDimOf(Value v);
+
+/// Whether `cmp` compares the loop dimensions i and k as `k <= i` (or
+/// `i >= k`).
+bool isUpTo(arith::CmpIOp cmp, int64_t i, int64_t k);
+
+/// The loop dimensions (i, k) of a triangular mask: `generic` has one result
+/// and its body yields `select(k <= i, v, c)` with a constant c, the term of
+/// a scan written as a masked reduction over k. Else nullopt.
+std::optional<std::pair<int64_t, int64_t>>
+triangleMaskDims(linalg::GenericOp generic);
 
 } // namespace mlir::cuda_agent
 

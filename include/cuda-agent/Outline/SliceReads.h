@@ -8,9 +8,17 @@
 // indexing map (`(d0, d1) -> (d0, d1 + 2)`), so the slice costs nothing and
 // the region reads only what it uses.
 //
+// The slice may be read through reshapes (`x[..., -1]` collapsed, then
+// split into blocks): an expand_shape's index is the linearized index of its
+// group, a collapse_shape's the index of the group's one dimension of more
+// than one element. A slice of a slice is first merged into one.
+//
 // Folded only where the reader stays elementwise: its results, and those of
 // the elementwise ops after it, feed no reduction, contraction or
-// convolution (whose strategies take projected permutations only). A reader
+// convolution (whose strategies take projected permutations only). The one
+// exception is a scan's masked term (a triangular mask, MasksAndPositions.h)
+// that reductions read: the builtin agent's scan evaluates the term at any
+// map, so a blocked scan's next level reads the block totals in place. A reader
 // of a tensor another region computes does not join that region (the
 // outliner's readsOutOfPlace): it reads elements other threads compute, so
 // it runs after the whole tensor is written.
@@ -29,7 +37,10 @@
 #ifndef CUDA_AGENT_OUTLINE_SLICEREADS_H
 #define CUDA_AGENT_OUTLINE_SLICEREADS_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Operation.h"
+
+#include <optional>
 
 namespace mlir::cuda_agent {
 
@@ -40,6 +51,23 @@ namespace mlir::cuda_agent {
 /// generalized); slices left without users are erased. Returns the number
 /// of inputs folded.
 unsigned foldSliceReads(Operation *root);
+
+/// A pad of a slice as a pad of the slice's source: `F.pad(t[..., :-1], (1,
+/// 0))`, the shift of a scan's totals, reads t with bounds instead of a copy
+/// of the slice. The amounts are the pad's less what the slice leaves out
+/// before and after it, and may be negative (the padded tensor is shorter
+/// than the source with its low padding).
+struct PadOfSlice {
+  tensor::ExtractSliceOp slice;
+  SmallVector<int64_t> low, high;
+};
+
+/// `pad` as a pad of its source's source, where its source is a static,
+/// unit-stride slice that keeps every dimension, and reading the slice's
+/// source with the composed bounds reads the same elements: per dimension,
+/// no low padding or a slice from 0, and no high padding or a slice to the
+/// end. Else nullopt.
+std::optional<PadOfSlice> padOfSlice(tensor::PadOp pad);
 
 } // namespace mlir::cuda_agent
 

@@ -26,6 +26,9 @@ namespace mlir::cuda_agent {
 /// static pads with a constant value into the regions that read them): the
 /// padded tensor at index i is `source[i - low]` where that is inside the
 /// source, else `value`. Read it with bounds; it need not exist in memory.
+/// The pad of a slice of the argument is read as a pad of the argument, its
+/// amounts less what the slice leaves out: they may be negative (the padded
+/// tensor ends before the argument does).
 struct RegionPad {
   /// The padded region argument.
   Value source;

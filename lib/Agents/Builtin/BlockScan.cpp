@@ -20,6 +20,7 @@
 #include "ElementEvaluator.h"
 #include "KernelText.h"
 #include "Strategy.h"
+#include "cuda-agent/Outline/MasksAndPositions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -29,34 +30,6 @@ using namespace mlir::cuda_agent;
 using namespace mlir::cuda_agent::builtin;
 
 namespace {
-
-/// The loop dimension `v` is, through index casts, or -1.
-int64_t indexDimOf(Value v) {
-  while (Operation *op = v.getDefiningOp()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(op))
-      return index.getDim();
-    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::TruncIOp,
-             arith::ExtSIOp, arith::ExtUIOp>(op))
-      return -1;
-    v = op->getOperand(0);
-  }
-  return -1;
-}
-
-/// Whether `cmp` is `k <= i` (or `i >= k`) of the loop dimensions i and k.
-bool isUpTo(arith::CmpIOp cmp, int64_t i, int64_t k) {
-  int64_t lhs = indexDimOf(cmp.getLhs()), rhs = indexDimOf(cmp.getRhs());
-  switch (cmp.getPredicate()) {
-  case arith::CmpIPredicate::sge:
-  case arith::CmpIPredicate::uge:
-    return lhs == i && rhs == k;
-  case arith::CmpIPredicate::sle:
-  case arith::CmpIPredicate::ule:
-    return lhs == k && rhs == i;
-  default:
-    return false;
-  }
-}
 
 /// Whether the constant `v` is the identity of the combiner `op`.
 bool isIdentityOf(Value v, Operation *op) {

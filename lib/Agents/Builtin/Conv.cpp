@@ -158,6 +158,11 @@ FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
   c.init = g.getDpsInitOperand(0)->get();
   c.result = g.getResult(0);
   for (auto &[padded, pad] : region.pads) {
+    if (llvm::any_of(pad.low, [](int64_t n) { return n < 0; }) ||
+        llvm::any_of(pad.high, [](int64_t n) { return n < 0; })) {
+      why = "a tensor.pad of a slice is not written yet";
+      return failure();
+    }
     if (llvm::any_of(padded.getUsers(),
                      [&](Operation *user) { return user != g; }) ||
         padded == c.init) {

@@ -228,6 +228,9 @@ PROGRAMS = {
     # 100 is not a whole number of blocks (a pad, two levels); 1100 needs three levels.
     "cumsum": (Cumsum, [(8, 100)], torch.float32, False),
     "cumsum-3-levels": (Cumsum, [(2, 1100)], torch.float32, False),
+    # Three levels of whole blocks (as KernelBench's 32768), each level's totals read
+    # in place (no slice copied) and shifted by a pad of a slice.
+    "cumsum-whole-blocks": (Cumsum, [(2, 4096)], torch.float32, False),
     "cumprod": (Cumprod, [(8, 40)], torch.float32, False),
     "batch-norm-train": (BatchNormTrain, [(4, 8, 6, 6)], torch.float32, False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
