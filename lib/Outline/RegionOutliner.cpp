@@ -19,6 +19,7 @@
 #include "cuda-agent/Outline/UnusedResults.h"
 #include "cuda-agent/Outline/MasksAndPositions.h"
 #include "cuda-agent/Outline/SplatOperands.h"
+#include "cuda-agent/Outline/ScanChains.h"
 #include "cuda-agent/Outline/SliceReads.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionHash.h"
@@ -835,6 +836,18 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     unsigned number = 0;
     Operation *insertAfter = func;
     for (Block *block : blocks) {
+      // Blocked scans first, each chain one region (ScanChains.h).
+      SmallVector<Group> chains;
+      if (options.fusion == FusionMode::Rows)
+        for (SmallVector<Operation *> &ops : findScanChains(*block, isClonable))
+          chains.push_back(Group{std::move(ops), {OpClass::Reduction}, {}});
+      for (const Group &chain : chains) {
+        regions.push_back(
+            outlineGroup(chain, func, insertAfter, number++, symbols));
+        insertAfter = regions.back().func;
+      }
+      if (!chains.empty() && !sortTopologically(block))
+        return func->emitError("outlining left a cycle in this function");
       DenseMap<Operation *, std::string> reasons;
       SmallVector<Group> groups = BlockGrouper(*block, options).run(reasons);
       for (const Group &group : groups) {
@@ -842,7 +855,7 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
             outlineGroup(group, func, insertAfter, number++, symbols));
         insertAfter = regions.back().func;
       }
-      if (!groups.empty()) {
+      if (!groups.empty() || !chains.empty()) {
         if (!sortTopologically(block))
           return func->emitError("outlining left a cycle in this function");
         eraseDeadClonables(*block);

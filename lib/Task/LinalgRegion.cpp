@@ -60,7 +60,7 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
                                            LinalgRegion &region,
                                            std::string &why,
                                            bool allowContractions,
-                                           bool allowPads) {
+                                           bool allowPads, bool allowViews) {
   region.func = func;
   IRRewriter rewriter(func.getContext());
   SmallVector<linalg::LinalgOp> named;
@@ -143,9 +143,17 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
         return failure();
       }
       FailureOr<RegionPad> read = readPad(pad, why);
-      if (failed(read))
+      if (succeeded(read)) {
+        region.pads[pad.getResult()] = std::move(*read);
+        continue;
+      }
+      if (!allowViews)
         return failure();
-      region.pads[pad.getResult()] = std::move(*read);
+      region.views.push_back(pad);
+      continue;
+    }
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op) && allowViews) {
+      region.views.push_back(&op);
       continue;
     }
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
@@ -154,11 +162,14 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
         auto pad = dyn_cast<tensor::PadOp>(user);
         return pad && padOfSlice(pad);
       });
-      if (!underPads) {
+      if (underPads)
+        continue;
+      if (!allowViews) {
         why = "a tensor.extract_slice inside the region other than under a "
               "pad that reads its source with bounds";
         return failure();
       }
+      region.views.push_back(slice);
       continue;
     }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {

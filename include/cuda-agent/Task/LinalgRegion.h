@@ -52,6 +52,10 @@ struct LinalgRegion {
   /// The region's pads by their result; only readers that opt in
   /// (`allowPads`) get a region with pads.
   llvm::DenseMap<Value, RegionPad> pads;
+  /// Reshapes, slices and pads of computed tensors inside the region (a
+  /// blocked scan's chain, ScanChains.h); only readers that opt in
+  /// (`allowViews`) get a region with them.
+  SmallVector<Operation *> views;
 };
 
 /// Reads the top-level ops of `func` (a parsed `@region`) into `region`,
@@ -59,11 +63,13 @@ struct LinalgRegion {
 /// Contractions and convolutions are refused unless `allowContractions`,
 /// `tensor.pad`s (of a region argument, static, with a constant value) unless
 /// `allowPads`: a reader that allows them must read every operand that is a
-/// key of `region.pads` with bounds.
+/// key of `region.pads` with bounds. Reshapes, slices and pads of computed
+/// tensors are refused unless `allowViews` (they go to `region.views`).
 LogicalResult readLinalgRegion(func::FuncOp func, LinalgRegion &region,
                                std::string &why,
                                bool allowContractions = false,
-                               bool allowPads = false);
+                               bool allowPads = false,
+                               bool allowViews = false);
 
 /// The product of `dims` (1 for none).
 int64_t product(ArrayRef<int64_t> dims);

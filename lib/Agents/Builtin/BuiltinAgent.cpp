@@ -12,7 +12,9 @@
 //  - row programs: reductions over trailing dimensions with the elementwise
 //    ops over the same rows (Rows.cpp), few long rows split over several
 //    blocks first (RowsSplit.cpp);
-//  - any single reduction, a thread per output element (SerialReduction.cpp).
+//  - any single reduction, a thread per output element (SerialReduction.cpp);
+//  - a blocked scan's step as a warp scan (BlockScan.cpp), and the outlined
+//    chain of a blocked scan as one pass over each row (ScanChain.cpp).
 //
 // Part 2 covers contractions (Matmul.cpp): register-tiled products with
 // their epilogues, f16/bf16 ones on tensor cores (Hopper's wgmma in
@@ -40,7 +42,7 @@ ArrayRef<const Strategy *> cuda_agent::builtin::getStrategies() {
   // before its general one.
   static const Strategy *const strategies[] = {
       &getConvStrategy(),            &getMatmulStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
-      &getBlockScanStrategy(),       &getRowsClusterStrategy(),     &getRowsSplitStrategy(),       &getRowsStrategy(),
+      &getScanChainStrategy(),       &getBlockScanStrategy(),       &getRowsClusterStrategy(),     &getRowsSplitStrategy(),       &getRowsStrategy(),
       &getRowsClusterStagedStrategy(), &getSerialReductionStrategy(),
   };
   return strategies;
@@ -50,9 +52,15 @@ bool cuda_agent::builtin::takesProducts(const Strategy &strategy) {
   return &strategy == &getConvStrategy() || &strategy == &getMatmulStrategy();
 }
 
-bool cuda_agent::builtin::readsRegionPads(const Strategy &strategy,
-                                          const LinalgRegion &region,
-                                          std::string &why) {
+bool cuda_agent::builtin::readsRegionOps(const Strategy &strategy,
+                                         const LinalgRegion &region,
+                                         std::string &why) {
+  if (!region.views.empty() && !strategy.readsViews()) {
+    why = "a reshape, slice or pad of a computed tensor inside the region "
+          "(a blocked scan's chain): the " +
+          strategy.getName().str() + " strategy does not read them";
+    return false;
+  }
   if (region.pads.empty() || strategy.readsPads())
     return true;
   why = "a tensor.pad inside the region: the " + strategy.getName().str() +
@@ -79,7 +87,7 @@ cuda_agent::builtin::writeVariants(const LinalgRegion &region,
     if (product != takesProducts(*strategy))
       continue;
     std::string reason;
-    if (!readsRegionPads(*strategy, region, reason) ||
+    if (!readsRegionOps(*strategy, region, reason) ||
         !strategy->match(region, reason)) {
       if (list.why.empty())
         list.why = reason;
@@ -107,7 +115,7 @@ public:
     std::string why;
     if (failed(readLinalgRegion(parsed->func, region, why,
                                 /*allowContractions=*/true,
-                                /*allowPads=*/true)))
+                                /*allowPads=*/true, /*allowViews=*/true)))
       return llvm::createStringError("%s", why.c_str());
     std::vector<Variant> variants =
         writeVariants(region, getGpuTargetFor(task.arch.c_str()),

@@ -75,8 +75,12 @@ public:
   virtual bool match(const LinalgRegion &region, std::string &why) const = 0;
   /// Whether the strategy's kernels read the region's pads (`tensor.pad`s
   /// of inputs, LinalgRegion::pads) with bounds where match() accepts them:
-  /// the others never see a region with a pad (readsRegionPads).
+  /// the others never see a region with a pad (readsRegionOps).
   virtual bool readsPads() const { return false; }
+  /// Whether the strategy takes regions with reshapes, slices and pads of
+  /// computed tensors (LinalgRegion::views, a blocked scan's chain): the
+  /// others never see one (readsRegionOps).
+  virtual bool readsViews() const { return false; }
   /// Appends the variants for a matched `region`, best guess first, sized
   /// for `target`, under the user's `precision` (which only the strategies
   /// whose kernels may round differently read).
@@ -107,17 +111,19 @@ bool hasProduct(const LinalgRegion &region);
 /// Whether `strategy` is one of the product strategies.
 bool takesProducts(const Strategy &strategy);
 
-/// Whether `strategy` can read every pad of `region` (none, or it reads
-/// pads); when not, `why` says so. A strategy that does not read pads would
-/// read the pad's source at the padded tensor's indices: a wrong kernel.
-bool readsRegionPads(const Strategy &strategy, const LinalgRegion &region,
-                     std::string &why);
+/// Whether `strategy` can read every pad and view of `region` (none, or it
+/// reads them); when not, `why` says so. A strategy that does not read pads
+/// would read the pad's source at the padded tensor's indices: a wrong
+/// kernel.
+bool readsRegionOps(const Strategy &strategy, const LinalgRegion &region,
+                    std::string &why);
 
 /// The strategies, one per file.
 const Strategy &getConvStrategy();
 const Strategy &getMatmulStrategy();
 const Strategy &getTransposeStrategy();
 const Strategy &getElementwiseStrategy();
+const Strategy &getScanChainStrategy();
 const Strategy &getBlockScanStrategy();
 const Strategy &getRowsClusterStrategy();
 const Strategy &getRowsClusterStagedStrategy();

@@ -40,12 +40,12 @@ llvm::Expected<VariantList> writeStrategyVariants(const Strategy &strategy,
   std::string why;
   if (failed(readLinalgRegion(parsed->func, region, why,
                                /*allowContractions=*/true,
-                               /*allowPads=*/true)))
+                               /*allowPads=*/true, /*allowViews=*/true)))
     return llvm::createStringError("%s", why.c_str());
   if (hasProduct(region) && !takesProducts(strategy))
     return llvm::createStringError("a region with a product is the product "
                                    "strategies'");
-  if (!readsRegionPads(strategy, region, why) ||
+  if (!readsRegionOps(strategy, region, why) ||
       !strategy.match(region, why))
     return llvm::createStringError("%s",
                                    why.empty() ? "no match" : why.c_str());

@@ -114,6 +114,17 @@ inline float __shfl_up_sync(unsigned, float v, int delta) {
   return other;
 }
 
+/// __shfl_sync(mask, v, src) under the same rule: every lane gets lane
+/// src's value.
+inline float __shfl_sync(unsigned, float v, int srcLane) {
+  int t = threadIdx.x;
+  shuffleSlots[t] = v;
+  __syncthreads();
+  float other = shuffleSlots[(t & ~31) | (srcLane & 31)];
+  __syncthreads();
+  return other;
+}
+
 /// A copy the device would refuse (a source or destination not aligned to
 /// the copy, a size past it): the harness reports the run as wrong.
 inline bool badCopy = false;

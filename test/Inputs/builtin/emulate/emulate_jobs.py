@@ -2,10 +2,11 @@
 """Runs the builtin agent's memory-bound candidates of any job directory on
 the CPU and compares each with its region's CPU reference.
 
-    emulate_jobs.py OPT MLIR_TRANSLATE CLANG [--prefixes=PREFIX,...] JOBS_DIR...
+    emulate_jobs.py OPT MLIR_TRANSLATE CLANG [--prefixes=PREFIX,...] [--max-elements=N] JOBS_DIR...
 
 For every job of each JOBS_DIR/jobs.json whose buffers are all f32 and hold at
-most MAX_ELEMENTS elements in all: the region
+most MAX_ELEMENTS (or N) elements in all, its reference's intermediate
+buffers included: the region
 (`reference/region.mlir`) is lowered by `OPT --agent-cpu-reference` to serial
 host loops, translated and built by CLANG into a shared library, and run on
 seeded inputs in [-1, 1]; each candidate named PREFIX* (default: the
@@ -113,9 +114,15 @@ def emulate(clang, bundle, work, inputs, plan):
 
 def main():
     args = sys.argv[1:]
-    prefixes = DEFAULT_PREFIXES
-    if len(args) > 3 and args[3].startswith("--prefixes="):
-        prefixes = tuple(args.pop(3)[len("--prefixes="):].split(","))
+    prefixes, max_elements = DEFAULT_PREFIXES, MAX_ELEMENTS
+    while len(args) > 3 and args[3].startswith("--"):
+        option = args.pop(3)
+        if option.startswith("--prefixes="):
+            prefixes = tuple(option[len("--prefixes="):].split(","))
+        elif option.startswith("--max-elements="):
+            max_elements = int(option[len("--max-elements="):])
+        else:
+            sys.exit(f"unknown option {option}\n{__doc__}")
     if len(args) < 4:
         sys.exit(__doc__)
     opt, translate, clang = args[:3]
@@ -156,7 +163,7 @@ def main():
             plan = json.load(open(os.path.join(jobs_dir, job["reference"], "plan.json")))
             elements = sum(int(np.prod(b["shape"], dtype=np.int64)) for b in plan["buffers"])
             return (all(b["dtype"] == "f32" for b in plan["buffers"])
-                    and elements <= MAX_ELEMENTS)
+                    and elements <= max_elements)
 
         status |= check(jobs_dir, small_f32, lambda name: name.startswith(prefixes), run,
                         "max_rel_err", require=False)

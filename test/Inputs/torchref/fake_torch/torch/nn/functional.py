@@ -1,4 +1,5 @@
-"""torch.nn.functional of the numpy stand-in: conv2d (NCHW, OIHW, no padding)."""
+"""torch.nn.functional of the numpy stand-in: conv2d (NCHW, OIHW, no padding) and a
+constant pad."""
 
 import numpy as _np
 
@@ -21,3 +22,13 @@ def conv2d(x, w, stride=(1, 1), dilation=(1, 1)):
             patch = xa[:, :, i * dilation[0]:, j * dilation[1]:][:, :, : oh * stride[0] : stride[0], : ow * stride[1] : stride[1]]
             out += _np.einsum("nchw,oc->nohw", patch, wa[:, :, i, j])
     return torch._make(out, x.dtype)
+
+
+def pad(x, amounts, value=0.0):
+    """A constant pad: `amounts` run (before, after) from the last dimension to the first."""
+    import torch
+
+    widths = [(0, 0)] * x.dim()
+    for i in range(len(amounts) // 2):
+        widths[x.dim() - 1 - i] = (amounts[2 * i], amounts[2 * i + 1])
+    return torch._make(_np.pad(x.a, widths, constant_values=value), x.dtype)
