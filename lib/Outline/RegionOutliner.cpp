@@ -162,15 +162,13 @@ bool isFusablePad(Operation *op) {
 }
 
 /// True for a static slice that only fusable pads read, each of which reads
-/// it as a pad of the slice's source (SliceReads.h: padOfSlice): it goes
-/// into the region with them, so the region reads the slice's source with
-/// bounds instead of a copy of the slice.
-bool isSliceUnderPads(Operation *op) {
+/// it as a pad of the slice's source (SliceReads.h: isSliceUnderPads): it
+/// goes into the region with them, so the region reads the slice's source
+/// with bounds instead of a copy of the slice.
+bool isSliceUnderFusablePads(Operation *op) {
   auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
-  return slice && llvm::all_of(slice->getUsers(), [](Operation *user) {
-           auto pad = dyn_cast<tensor::PadOp>(user);
-           return pad && isFusablePad(pad) && padOfSlice(pad);
-         });
+  return slice && isSliceUnderPads(slice) &&
+         llvm::all_of(slice->getUsers(), isFusablePad);
 }
 
 /// True for ops that are cloned into every region that uses them rather than
@@ -181,7 +179,7 @@ bool isSliceUnderPads(Operation *op) {
 bool isClonable(Operation *op) {
   if (!op)
     return false;
-  if (isFusablePad(op) || isSliceUnderPads(op))
+  if (isFusablePad(op) || isSliceUnderFusablePads(op))
     return true;
   if (auto empty = dyn_cast<tensor::EmptyOp>(op))
     return !checkTensorType(empty.getType());

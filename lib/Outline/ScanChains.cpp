@@ -7,6 +7,7 @@
 #include "cuda-agent/Outline/ScanChains.h"
 #include "cuda-agent/Outline/MasksAndPositions.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -52,27 +53,20 @@ static llvm::SmallPtrSet<Operation *, 32> forwardOf(Operation *start,
   return seen;
 }
 
-/// The ops of `within` that `end` depends on, with `end`.
+/// The ops of `within` that `end` depends on (through its operands and the
+/// values its regions use from above), with `end`.
 static llvm::SetVector<Operation *>
 backwardWithin(Operation *end, const llvm::SmallPtrSet<Operation *, 32> &within) {
-  llvm::SetVector<Operation *> seen;
-  SmallVector<Operation *> work{end};
-  seen.insert(end);
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    SmallVector<Value> operands(op->getOperands());
-    op->walk([&](Operation *nested) {
-      if (nested != op)
-        for (Value v : nested->getOperands())
-          operands.push_back(v);
-    });
-    for (Value v : operands) {
-      Operation *def = v.getDefiningOp();
-      if (def && within.contains(def) && seen.insert(def))
-        work.push_back(def);
-    }
-  }
-  return seen;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.omitBlockArguments = true;
+  options.omitUsesFromAbove = false;
+  options.filter = [&](Operation *op) {
+    return op == end || within.contains(op);
+  };
+  llvm::SetVector<Operation *> slice;
+  (void)getBackwardSlice(end, &slice, options);
+  return slice;
 }
 
 SmallVector<SmallVector<Operation *>>

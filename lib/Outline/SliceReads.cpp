@@ -11,10 +11,9 @@
 
 #include "cuda-agent/Outline/SliceReads.h"
 #include "cuda-agent/Outline/Generalize.h"
-#include "cuda-agent/Outline/MasksAndPositions.h"
+#include "cuda-agent/Outline/ScanChains.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
@@ -188,21 +187,13 @@ static bool readsFoldableSlice(linalg::LinalgOp op) {
   });
 }
 
-/// True when `op` is a scan's masked term (a triangular mask, see
-/// MasksAndPositions.h) read only as the term of reductions over its k: the
-/// builtin agent's scan evaluates the term at any map.
+/// True when `op` is a scan's masked term (ScanChains.h: scanStepTerm) and
+/// only the scan steps it is the term of read it: the builtin agent's scan
+/// evaluates the term at any map.
 static bool isScanTerm(linalg::LinalgOp op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  std::optional<std::pair<int64_t, int64_t>> dims =
-      generic ? triangleMaskDims(generic) : std::nullopt;
-  if (!dims)
-    return false;
-  return llvm::all_of(generic->getUsers(), [&](Operation *user) {
-    auto reduction = dyn_cast<linalg::GenericOp>(user);
-    return reduction && reduction.getNumReductionLoops() == 1 &&
-           reduction.getNumLoops() == generic.getNumLoops() &&
-           linalg::isReductionIterator(
-               reduction.getIteratorTypesArray()[dims->second]);
+  return llvm::all_of(op->getUsers(), [&](Operation *user) {
+    auto step = dyn_cast<linalg::GenericOp>(user);
+    return step && scanStepTerm(step) == op.getOperation();
   });
 }
 
@@ -339,4 +330,11 @@ std::optional<PadOfSlice> cuda_agent::padOfSlice(tensor::PadOp pad) {
     read.high.push_back(high - after);
   }
   return read;
+}
+
+bool cuda_agent::isSliceUnderPads(tensor::ExtractSliceOp slice) {
+  return llvm::all_of(slice->getUsers(), [](Operation *user) {
+    auto pad = dyn_cast<tensor::PadOp>(user);
+    return pad && padOfSlice(pad);
+  });
 }

@@ -47,11 +47,12 @@ static FailureOr<RegionPad> readPad(tensor::PadOp pad, std::string &why) {
     return failure();
   }
   read.value = *literal;
-  read.low.assign(pad.getStaticLow().begin(), pad.getStaticLow().end());
-  read.high.assign(pad.getStaticHigh().begin(), pad.getStaticHigh().end());
   if (sliced) {
     read.low = sliced->low;
     read.high = sliced->high;
+  } else {
+    read.low.assign(pad.getStaticLow().begin(), pad.getStaticLow().end());
+    read.high.assign(pad.getStaticHigh().begin(), pad.getStaticHigh().end());
   }
   return read;
 }
@@ -158,11 +159,7 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
     }
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
       // Read by the pads under which the outliner moved it in.
-      bool underPads = llvm::all_of(slice->getUsers(), [](Operation *user) {
-        auto pad = dyn_cast<tensor::PadOp>(user);
-        return pad && padOfSlice(pad);
-      });
-      if (underPads)
+      if (isSliceUnderPads(slice))
         continue;
       if (!allowViews) {
         why = "a tensor.extract_slice inside the region other than under a "

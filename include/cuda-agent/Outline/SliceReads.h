@@ -16,7 +16,7 @@
 // Folded only where the reader stays elementwise: its results, and those of
 // the elementwise ops after it, feed no reduction, contraction or
 // convolution (whose strategies take projected permutations only). The one
-// exception is a scan's masked term (a triangular mask, MasksAndPositions.h)
+// exception is a scan's masked term (ScanChains.h: scanStepTerm)
 // that reductions read: the builtin agent's scan evaluates the term at any
 // map, so a blocked scan's next level reads the block totals in place. A reader
 // of a tensor another region computes does not join that region (the
@@ -68,6 +68,10 @@ struct PadOfSlice {
 /// no low padding or a slice from 0, and no high padding or a slice to the
 /// end. Else nullopt.
 std::optional<PadOfSlice> padOfSlice(tensor::PadOp pad);
+
+/// Whether only pads read `slice`, each as a pad of the slice's source
+/// (padOfSlice): such a slice goes into a region with its pads.
+bool isSliceUnderPads(tensor::ExtractSliceOp slice);
 
 } // namespace mlir::cuda_agent
 
