@@ -293,6 +293,9 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     # KernelBench level 1's MSELoss at an eighth of its 32768 x 32768: one sum of every
     # element into a scalar.
     "kb_mse_loss": (MseLoss, [_randn(4096, 32768), _randn(4096, 32768)]),
+    # KernelBench level 1's BatchNorm (training mode) at its size: 64 channels of
+    # 16 x 256 x 256, each channel's statistics a strided row of 1M elements.
+    "kb_batch_norm_train": (lambda: BatchNormTrain(64), [_randn(16, 64, 256, 256)]),
 }
 
 

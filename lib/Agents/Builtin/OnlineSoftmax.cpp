@@ -85,7 +85,7 @@ LogicalResult RowKernelWriter::writeOnlineSoftmax(linalg::GenericOp max,
                  "parts" + std::to_string(n) + "[w]") +
            "  }\n";
   if (cluster > 1)
-    writeClusterCombine({m.str(), s},
+    writeClusterCombine("float", {m.str(), s},
                         [&](ArrayRef<std::string>, ArrayRef<std::string> other) {
                           return merge(other[0], other[1]);
                         });

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Rows.h"
+#include "KernelText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -26,13 +27,92 @@ bool cuda_agent::builtin::isWholeRows(Value out, const RowShape &rs) {
          g.getNumLoops() == rs.rowDims.size() + rs.colDims.size();
 }
 
-/// Whether `map` is (d0, ..., d[n-1]) -> (d0, ..., d[p-1]).
-static bool isLeadingDims(AffineMap map, unsigned p) {
-  if (map.getNumResults() != p)
+bool RowShape::isTrailing() const {
+  for (auto [i, loop] : llvm::enumerate(rowLoops))
+    if (loop != i)
+      return false;
+  return true;
+}
+
+SmallVector<std::string>
+RowShape::loopIndices(ArrayRef<std::string> row,
+                      ArrayRef<std::string> col) const {
+  SmallVector<std::string> idx(row.size() + col.size());
+  for (auto [k, loop] : llvm::enumerate(rowLoops))
+    idx[loop] = row[k];
+  for (auto [k, loop] : llvm::enumerate(colLoops))
+    idx[loop] = col[k];
+  return idx;
+}
+
+/// The runs of consecutive column loops (each one run of memory in a tensor
+/// of the loops' shape): their extents and the strides of their last loops.
+static void columnRuns(const RowShape &rs, SmallVectorImpl<int64_t> &extents,
+                       SmallVectorImpl<int64_t> &strides) {
+  SmallVector<int64_t> shape = rs.fullShape();
+  SmallVector<int64_t> loopStrides(shape.size(), 1);
+  for (int i = int(shape.size()) - 2; i >= 0; --i)
+    loopStrides[i] = loopStrides[i + 1] * shape[i + 1];
+  for (auto [k, loop] : llvm::enumerate(rs.colLoops)) {
+    if (k > 0 && loop == rs.colLoops[k - 1] + 1) {
+      extents.back() *= rs.colDims[k];
+      strides.back() = loopStrides[loop];
+      continue;
+    }
+    extents.push_back(rs.colDims[k]);
+    strides.push_back(loopStrides[loop]);
+  }
+}
+
+SmallVector<int64_t> RowShape::fullShape() const {
+  SmallVector<int64_t> shape(rowDims.size() + colDims.size());
+  for (auto [k, loop] : llvm::enumerate(rowLoops))
+    shape[loop] = rowDims[k];
+  for (auto [k, loop] : llvm::enumerate(colLoops))
+    shape[loop] = colDims[k];
+  return shape;
+}
+
+std::string RowShape::offsetOf(StringRef row, StringRef c) const {
+  if (isTrailing())
+    return (row + " * " + std::to_string(cols) + "LL + " + c).str();
+  SmallVector<int64_t> extents, strides;
+  columnRuns(*this, extents, strides);
+  // The row's own offset, then each run's.
+  SmallVector<int64_t> shape = fullShape();
+  std::string expr;
+  auto add = [&](const std::string &index, int64_t stride) {
+    expr += (expr.empty() ? "" : " + ") + index +
+            (stride == 1 ? "" : " * " + std::to_string(stride) + "LL");
+  };
+  SmallVector<std::string> rowIdx = delinearize(row, rowDims);
+  for (auto [k, loop] : llvm::enumerate(rowLoops)) {
+    int64_t stride = 1;
+    for (unsigned l = loop + 1; l < shape.size(); ++l)
+      stride *= shape[l];
+    add(rowIdx[k], stride);
+  }
+  SmallVector<std::string> runIdx = delinearize(c, extents);
+  for (auto [k, index] : llvm::enumerate(runIdx))
+    add(index, strides[k]);
+  return expr;
+}
+
+int64_t RowShape::innermostRun() const {
+  SmallVector<int64_t> extents, strides;
+  columnRuns(*this, extents, strides);
+  return extents.back();
+}
+
+/// Whether `map` reads one value per row: its results are the row loops in
+/// order (over the whole rows), or the identity of a generic over the rows.
+static bool isPerRowMap(AffineMap map, const RowShape &rs) {
+  if (map.getNumResults() != rs.rowLoops.size())
     return false;
+  bool overRows = map.getNumDims() == rs.rowLoops.size();
   for (auto [i, e] : llvm::enumerate(map.getResults())) {
     auto d = dyn_cast<AffineDimExpr>(e);
-    if (!d || d.getPosition() != i)
+    if (!d || d.getPosition() != (overRows ? i : rs.rowLoops[i]))
       return false;
   }
   return true;
@@ -128,28 +208,33 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
   for (linalg::GenericOp g : region.generics) {
     if (!isReduction(g))
       continue;
-    SmallVector<utils::IteratorType> iterators = g.getIteratorTypesArray();
-    unsigned p = 0;
-    while (p < iterators.size() &&
-           iterators[p] == utils::IteratorType::parallel)
-      ++p;
-    for (unsigned i = p; i < iterators.size(); ++i)
-      if (iterators[i] != utils::IteratorType::reduction) {
-        why = "a reduction whose reduced dimensions are not the trailing ones";
-        return failure();
-      }
+    SmallVector<unsigned> rowLoops, colLoops;
     SmallVector<int64_t> ranges = g.getStaticLoopRanges();
-    SmallVector<int64_t> rowDims(ranges.begin(), ranges.begin() + p);
-    SmallVector<int64_t> colDims(ranges.begin() + p, ranges.end());
-    if (found && (rowDims != rs.rowDims || colDims != rs.colDims)) {
+    SmallVector<int64_t> rowDims, colDims;
+    SmallVector<utils::IteratorType> iterators = g.getIteratorTypesArray();
+    for (auto [i, iterator] : llvm::enumerate(iterators)) {
+      bool reduced = iterator == utils::IteratorType::reduction;
+      (reduced ? colLoops : rowLoops).push_back(i);
+      (reduced ? colDims : rowDims).push_back(ranges[i]);
+    }
+    // Consecutive columns must be consecutive in memory: the innermost loop
+    // is reduced (a sum over a middle dimension is SerialReduction's).
+    if (colLoops.back() != ranges.size() - 1) {
+      why = "a reduction whose innermost loop is not reduced";
+      return failure();
+    }
+    if (found && (rowLoops != rs.rowLoops || rowDims != rs.rowDims ||
+                  colDims != rs.colDims)) {
       why = "reductions over different row shapes";
       return failure();
     }
     found = true;
     rs.rowDims = rowDims;
     rs.colDims = colDims;
+    rs.rowLoops = rowLoops;
+    rs.colLoops = colLoops;
     if (g.getNumDpsInits() != 1 ||
-        !isLeadingDims(g.getMatchingIndexingMap(g.getDpsInitOperand(0)), p) ||
+        !isPerRowMap(g.getMatchingIndexingMap(g.getDpsInitOperand(0)), rs) ||
         !region.splats.count(g.getDpsInitOperand(0)->get())) {
       why = "a reduction whose output is not the rows, initialized by a fill";
       return failure();
@@ -161,8 +246,11 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
   }
   rs.rows = product(rs.rowDims);
   rs.cols = product(rs.colDims);
-  rs.perColumn = findPerColumnGenerics(region, rs);
+  // Strided rows read only whole rows, values per row and rank-0 values.
+  if (rs.isTrailing())
+    rs.perColumn = findPerColumnGenerics(region, rs);
   unsigned p = rs.rowDims.size(), rank = p + rs.colDims.size();
+  SmallVector<int64_t> full = rs.fullShape();
   for (linalg::GenericOp g : region.generics) {
     if (rs.perColumn.contains(g))
       continue;
@@ -182,17 +270,16 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
       Value v = operand.get();
       AffineMap map = g.getMatchingIndexingMap(&operand);
       ArrayRef<int64_t> shape = shapeOf(v);
-      SmallVector<int64_t> full(rs.rowDims);
-      full.append(rs.colDims.begin(), rs.colDims.end());
       bool ok =
           region.splats.count(v) || shape.empty() ||
           (loops == rank && map.isIdentity() &&
            shape == ArrayRef<int64_t>(full)) ||
-          (isLeadingDims(map, p) && shape == ArrayRef<int64_t>(rs.rowDims)) ||
-          (loops == rank && map.isMinorIdentity() &&
+          (isPerRowMap(map, rs) && shape == ArrayRef<int64_t>(rs.rowDims)) ||
+          (rs.isTrailing() && loops == rank && map.isMinorIdentity() &&
            map.getNumResults() == rs.colDims.size() &&
            shape == ArrayRef<int64_t>(rs.colDims)) ||
-          (loops == rank && isGroupColumns(map, rs, shape));
+          (rs.isTrailing() && loops == rank &&
+           isGroupColumns(map, rs, shape));
       if (!ok) {
         why = "an operand that is not the rows, one value per row, per "
               "column or per column of a group of rows with the matching "
@@ -206,7 +293,7 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
       auto producer = v.getDefiningOp<linalg::GenericOp>();
       if (producer && !rs.perColumn.contains(producer) &&
           (isReduction(producer) || producer.getNumLoops() == p) &&
-          !isLeadingDims(map, p)) {
+          !isPerRowMap(map, rs)) {
         why = "a value computed per row is read other than per row";
         return failure();
       }

@@ -42,9 +42,8 @@ RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
   chunk = ((rs.cols + chunks - 1) / chunks + vector - 1) / vector * vector;
   rowsPerBlock = blockThreads / group;
   rowIdx = delinearize("row", rs.rowDims);
-  rowStart = "row * " + std::to_string(rs.cols) + "LL + c";
-  fullShape.assign(rs.rowDims.begin(), rs.rowDims.end());
-  fullShape.append(rs.colDims.begin(), rs.colDims.end());
+  rowStart = rs.offsetOf("row", "c");
+  fullShape = rs.fullShape();
 }
 
 FailureOr<Variant> RowKernelWriter::write() {
@@ -190,10 +189,8 @@ RowKernelWriter::writePass(EmitFn emit,
     return "0";
   };
   for (lane = 0; lane < vector; ++lane) {
-    SmallVector<std::string> idx(rowIdx);
-    SmallVector<std::string> colIdx =
-        delinearize("c + " + std::to_string(lane), rs.colDims);
-    idx.append(colIdx.begin(), colIdx.end());
+    SmallVector<std::string> idx = rs.loopIndices(
+        rowIdx, delinearize("c + " + std::to_string(lane), rs.colDims));
     eval.forget();
     eval.knownAt.clear();
     for (auto &[tensor, array] : cachedTensors)
@@ -329,7 +326,7 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
   if (split)
     writeSplitReduction(*combiner, ctype, acc, warpCombine);
   if (cluster > 1)
-    writeClusterCombine(acc, [&](ArrayRef<std::string> into,
+    writeClusterCombine(ctype, acc, [&](ArrayRef<std::string> into,
                                  ArrayRef<std::string> other) {
       return "    " + into[0] + " = " + combiner->combine(into[0], other[0]) +
              ";\n";
@@ -433,7 +430,7 @@ public:
                    Precision, VariantList &list) const override {
     std::string reason;
     RowShape rows = *analyzeRows(region, reason);
-    int vector = widestVector(region, rows.cols);
+    int vector = widestVector(region, rows.innermostRun());
     auto rowVariant = [&](int group, int block, bool stream = false) {
       int64_t per =
           (rows.cols + int64_t(group) * vector - 1) / (int64_t(group) * vector);

@@ -25,11 +25,32 @@
 
 namespace mlir::cuda_agent::builtin {
 
-/// How a row program splits its loops: the leading (parallel) dimensions
-/// make the rows, the trailing (reduced) ones the columns.
+/// How a row program splits its loops: the parallel loops make the rows, the
+/// reduced ones the columns. Mostly the rows are the leading loops and the
+/// columns the trailing ones, so a row is one run of memory. Where the reduced
+/// loops are not the trailing ones (a batch norm's statistics over n, h and w
+/// for each channel c), the row is strided: its columns are the reduced
+/// loops' positions in order, the last loop still a column, so consecutive
+/// columns stay consecutive in memory within the innermost run.
 struct RowShape {
   SmallVector<int64_t> rowDims, colDims;
+  /// The loops of the rows and of the columns, each in loop order.
+  SmallVector<unsigned> rowLoops, colLoops;
   int64_t rows = 0, cols = 0;
+  /// Whether the rows are the leading loops (each row one run of memory).
+  bool isTrailing() const;
+  /// The loops' shape (a whole-row tensor's).
+  SmallVector<int64_t> fullShape() const;
+  /// The loop indices of row `row` (rowDims order) and column `col`
+  /// (colDims order) in loop order.
+  SmallVector<std::string> loopIndices(ArrayRef<std::string> row,
+                                       ArrayRef<std::string> col) const;
+  /// The offset, in a tensor of the loops' shape, of column `c` of row
+  /// `row` (C expressions).
+  std::string offsetOf(StringRef row, StringRef c) const;
+  /// The consecutive columns in memory from a column that is a multiple of
+  /// this (the innermost run of column loops).
+  int64_t innermostRun() const;
   /// Generics that compute one value per column for the row passes to read
   /// (the activation of a matrix-vector product's vector): inlined where
   /// they are read, like those over the whole rows.
@@ -130,12 +151,12 @@ private:
   /// The first lines of a kernel over a cluster block's chunk of its row,
   /// its step loop and (staged) the chunk's inputs copied to shared memory.
   void writeClusterHeader();
-  /// Combines each thread's `values` (the block's, the same in every
+  /// Combines each thread's `values` (of C type `ctype`: the block's, the same in every
   /// thread) with the other blocks' of the cluster in rank order, through
   /// distributed shared memory; `merge(into, other)` writes one combination
   /// of `other`'s values into `into`'s.
   void writeClusterCombine(
-      ArrayRef<std::string> values,
+      StringRef ctype, ArrayRef<std::string> values,
       llvm::function_ref<std::string(ArrayRef<std::string>,
                                      ArrayRef<std::string>)>
           merge);

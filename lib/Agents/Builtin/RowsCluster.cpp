@@ -43,6 +43,15 @@ __device__ __forceinline__ float ca_cluster_load(const float *p, unsigned rank) 
                : "=f"(v) : "r"(remote) : "memory");
   return v;
 }
+__device__ __forceinline__ double ca_cluster_load(const double *p, unsigned rank) {
+  unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(p)), remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote) : "r"(local), "r"(rank));
+  double v;
+  asm volatile("ld.shared::cluster.f64 %0, [%1];"
+               : "=d"(v) : "r"(remote) : "memory");
+  return v;
+}
 )";
 
 LogicalResult RowKernelWriter::checkCluster() {
@@ -51,8 +60,9 @@ LogicalResult RowKernelWriter::checkCluster() {
     return failure();
   }
   for (linalg::GenericOp g : region.generics)
-    if (isReduction(g) && !elementOf(g.getResult(0)).isF32()) {
-      why = "a cluster row combines f32 reductions only";
+    if (isReduction(g) && !elementOf(g.getResult(0)).isF32() &&
+        !elementOf(g.getResult(0)).isF64()) {
+      why = "a cluster row combines f32 and f64 reductions only";
       return failure();
     }
   return success();
@@ -124,15 +134,15 @@ void RowKernelWriter::writeClusterHeader() {
 }
 
 void RowKernelWriter::writeClusterCombine(
-    ArrayRef<std::string> values,
+    StringRef ctype, ArrayRef<std::string> values,
     llvm::function_ref<std::string(ArrayRef<std::string>,
                                    ArrayRef<std::string>)>
         merge) {
   // Thread 0 publishes the block's values; after the cluster barrier every
   // thread combines the blocks' values in rank order.
   std::string slot = "cl" + std::to_string(clusterCombines++);
-  src += llvm::formatv("  __shared__ float {0}[{1}];\n  if (t == 0) {{\n", slot,
-                       values.size())
+  src += llvm::formatv("  __shared__ {0} {1}[{2}];\n  if (t == 0) {{\n", ctype,
+                       slot, values.size())
              .str();
   for (auto [k, value] : llvm::enumerate(values))
     src += llvm::formatv("    {0}[{1}] = {2};\n", slot, k, value).str();
@@ -148,8 +158,8 @@ void RowKernelWriter::writeClusterCombine(
              .str();
   for (auto [k, other] : llvm::enumerate(others))
     src +=
-        llvm::formatv("    const float {0} = ca_cluster_load(&{1}[{2}], r);\n",
-                      other, slot, k)
+        llvm::formatv("    const {0} {1} = ca_cluster_load(&{2}[{3}], r);\n",
+                      ctype, other, slot, k)
             .str();
   src += merge(values, others) + "  }\n";
 }
@@ -232,7 +242,7 @@ public:
       return;
     std::string reason;
     RowShape rows = *analyzeRows(region, reason);
-    int vector = widestVector(region, rows.cols);
+    int vector = widestVector(region, rows.innermostRun());
     auto add = [&](int cluster, int threads) {
       list.add(writeRows(
                    region, rows,
@@ -247,8 +257,7 @@ public:
     }
     // The bytes per column of the whole-row inputs a block stages.
     int64_t columnBytes = 0;
-    SmallVector<int64_t> full(rows.rowDims);
-    full.append(rows.colDims.begin(), rows.colDims.end());
+    SmallVector<int64_t> full = rows.fullShape();
     for (Value in : region.inputs)
       if (shapeOf(in) == ArrayRef<int64_t>(full))
         columnBytes += elementOf(in).getIntOrFloatBitWidth() / 8;

@@ -142,14 +142,15 @@ public:
     if (isElementwise(region))
       return false;
     FailureOr<RowShape> rows = analyzeRows(region, why);
-    return succeeded(rows) && rows->rows < 256 && rows->cols >= 16384;
+    return succeeded(rows) && rows->isTrailing() && rows->rows < 256 &&
+           rows->cols >= 16384;
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &target,
                    Precision, VariantList &list) const override {
     std::string reason;
     RowShape rows = *analyzeRows(region, reason);
-    int vector = widestVector(region, rows.cols);
+    int vector = widestVector(region, rows.innermostRun());
     // The rows' blocks fill the target (its resident blocks per SM on every
     // SM), each with at least 4 steps of work.
     int64_t blocks = target.fullOccupancyBlocks();
