@@ -71,8 +71,8 @@ FailureOr<Variant> RowKernelWriter::write() {
         return failure();
       continue;
     }
-    if (fusedSums.contains(g))
-      continue; // computed with its max (online softmax)
+    if (computedEarlier.contains(g))
+      continue; // computed in an earlier reduction's pass
     if (failed(writeReduction(g)))
       return failure();
   }
@@ -251,65 +251,137 @@ LogicalResult RowKernelWriter::writePerRowGeneric(linalg::GenericOp g) {
   return success();
 }
 
+/// Whether `g` reads nothing a row kernel computes per row (no reduction
+/// and no generic over the rows is in its backward slice within the
+/// region): its pass may run at any point of the row kernel.
+static bool readsNothingPerRow(linalg::GenericOp g, const RowShape &rs) {
+  SmallVector<Operation *> work{g};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!seen.insert(op).second)
+      continue;
+    for (Value v : cast<linalg::GenericOp>(op).getDpsInputs()) {
+      auto producer = v.getDefiningOp<linalg::GenericOp>();
+      if (!producer)
+        continue;
+      if (isReduction(producer) ||
+          producer.getNumLoops() == rs.rowLoops.size())
+        return false;
+      work.push_back(producer);
+    }
+  }
+  return true;
+}
+
 LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
-  Block &reduceBody = g.getRegion().front();
-  BlockArgument accArg = reduceBody.getArgument(g.getNumDpsInputs());
-  FailureOr<Combiner> combiner = findCombiner(reduceBody, accArg, why);
-  if (failed(combiner))
+  /// One reduction of the pass: its body, accumulator and combiner.
+  struct PassReduction {
+    linalg::GenericOp op;
+    BlockArgument accArg;
+    Combiner combiner;
+    std::string ctype, acc;
+  };
+  auto describe = [&](linalg::GenericOp r) -> FailureOr<PassReduction> {
+    Block &body = r.getRegion().front();
+    BlockArgument accArg = body.getArgument(r.getNumDpsInputs());
+    FailureOr<Combiner> combiner = findCombiner(body, accArg, why);
+    if (failed(combiner))
+      return failure();
+    return PassReduction{r, accArg, *combiner,
+                         getCType(elementOf(r.getResult(0)))->compute, ""};
+  };
+  FailureOr<PassReduction> first = describe(g);
+  if (failed(first))
     return failure();
-  std::string ctype = getCType(elementOf(g.getResult(0)))->compute;
-  std::string acc = "acc" + std::to_string(reductions);
   // A row streamed from memory (not in registers): the max and the sum of
   // exp(x - max) in one pass, the sum rescaled whenever the max grows.
   // (A row staged in shared memory is read again cheaply: the plain passes
   // have no branches.)
   if (linalg::GenericOp sum;
-      !cache && !staged && ctype == "float" &&
-      (sum = findExpSum(region, g, *combiner))) {
-    fusedSums.insert(sum);
-    if (failed(writeOnlineSoftmax(g, sum, *combiner, acc, reductions)))
+      !cache && !staged && first->ctype == "float" &&
+      (sum = findExpSum(region, g, first->combiner))) {
+    computedEarlier.insert(sum);
+    if (failed(writeOnlineSoftmax(g, sum, first->combiner,
+                                  "acc" + std::to_string(reductions),
+                                  reductions)))
       return failure();
     ++reductions;
     return success();
   }
-  src += "  " + ctype + " " + acc + " = " + combiner->identity + ";\n";
-  // Whole-row values this reduction reads that later passes may read again.
+  // Later reductions that read nothing computed per row (a batch norm's
+  // f32 sum beside its f64 one) join this pass: one read of the row for
+  // both. Not in a split row (its partials hold one reduction), nor a max
+  // that online softmax pairs with its sum.
+  SmallVector<PassReduction> pass{*first};
+  if (!split)
+    for (linalg::GenericOp h : region.generics) {
+      if (!isReduction(h) || h == g || computedEarlier.contains(h) ||
+          !g->isBeforeInBlock(h) || !readsNothingPerRow(h, rs))
+        continue;
+      FailureOr<PassReduction> next = describe(h);
+      if (failed(next)) {
+        why.clear();
+        continue;
+      }
+      if (findExpSum(region, h, next->combiner))
+        continue;
+      computedEarlier.insert(h);
+      pass.push_back(*next);
+    }
+  for (auto [k, r] : llvm::enumerate(pass)) {
+    r.acc = "acc" + std::to_string(reductions + k);
+    src += "  " + r.ctype + " " + r.acc + " = " + r.combiner.identity + ";\n";
+  }
+  // Whole-row values these reductions read that later passes may read again.
   SmallVector<Value> capture;
   if (cache)
-    for (Value in : g.getDpsInputs())
-      if (auto producer = in.getDefiningOp<linalg::GenericOp>();
-          producer && !isReduction(producer) &&
-          producer.getNumLoops() == fullShape.size() &&
-          !cachedTensors.count(in) && !llvm::is_contained(capture, in))
-        capture.push_back(in);
+    for (PassReduction &r : pass)
+      for (Value in : r.op.getDpsInputs())
+        if (auto producer = in.getDefiningOp<linalg::GenericOp>();
+            producer && !isReduction(producer) &&
+            producer.getNumLoops() == fullShape.size() &&
+            !cachedTensors.count(in) && !llvm::is_contained(capture, in))
+          capture.push_back(in);
   FailureOr<std::string> loop = writePass(
       [&](ElementEvaluator &eval, int, ArrayRef<std::string> idx,
           std::string &why) -> LogicalResult {
-        llvm::DenseMap<Value, std::string> names;
-        if (failed(eval.bindOperands(g, idx, names, why, accArg)))
-          return failure();
-        StatementWriter &writer = eval.getWriter();
-        if (failed(
-                writer.writeBlock(reduceBody, names, idx, combiner->op, why)))
-          return failure();
-        std::string mapped =
-            names.lookup(combiner->op->getOperand(combiner->otherOperand));
-        writer.append("    " + acc + " = " + combiner->combine(acc, mapped) +
-                      ";\n");
+        for (PassReduction &r : pass) {
+          llvm::DenseMap<Value, std::string> names;
+          if (failed(eval.bindOperands(r.op, idx, names, why, r.accArg)))
+            return failure();
+          StatementWriter &writer = eval.getWriter();
+          if (failed(writer.writeBlock(r.op.getRegion().front(), names, idx,
+                                       r.combiner.op, why)))
+            return failure();
+          std::string mapped =
+              names.lookup(r.combiner.op->getOperand(r.combiner.otherOperand));
+          writer.append("    " + r.acc + " = " +
+                        r.combiner.combine(r.acc, mapped) + ";\n");
+        }
         return success();
       },
       known, capture);
   if (failed(loop))
     return failure();
   src += *loop;
+  for (PassReduction &r : pass)
+    writeGroupCombine(r.op, r.combiner, r.ctype, r.acc);
+  return success();
+}
+
+void RowKernelWriter::writeGroupCombine(linalg::GenericOp g,
+                                        const Combiner &combiner,
+                                        const std::string &ctype,
+                                        const std::string &acc) {
   // Across the group: shuffles within each warp, then the warps' partials
   // through shared memory; every thread ends with the same value.
   std::string warpCombine =
       llvm::formatv("  for (int o = 16; o > 0; o /= 2)\n"
                     "    {0} = {1};\n",
                     acc,
-                    combiner->combine(acc, "__shfl_xor_sync(0xffffffffu, " +
-                                               acc + ", o)"))
+                    combiner.combine(acc, "__shfl_xor_sync(0xffffffffu, " +
+                                              acc + ", o)"))
           .str();
   src += warpCombine;
   if (group > 32) {
@@ -319,28 +391,27 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
                          "  {2} = part{1}[0];\n"
                          "  for (int w = 1; w < {3}; ++w)\n    {2} = {4};\n",
                          ctype, reductions, acc, group / 32,
-                         combiner->combine(
+                         combiner.combine(
                              acc, "part" + std::to_string(reductions) + "[w]"))
                .str();
   }
   if (split)
-    writeSplitReduction(*combiner, ctype, acc, warpCombine);
+    writeSplitReduction(combiner, ctype, acc, warpCombine);
   if (cluster > 1)
     writeClusterCombine(ctype, acc, [&](ArrayRef<std::string> into,
-                                 ArrayRef<std::string> other) {
-      return "    " + into[0] + " = " + combiner->combine(into[0], other[0]) +
+                                        ArrayRef<std::string> other) {
+      return "    " + into[0] + " = " + combiner.combine(into[0], other[0]) +
              ";\n";
     });
   // The fill's value enters once.
   std::string init = region.splats.lookup(g.getDpsInitOperand(0)->get());
   std::string result = "red" + std::to_string(reductions);
   src += "  const " + ctype + " " + result + " = " +
-         combiner->combine(init, acc) + ";\n";
+         combiner.combine(init, acc) + ";\n";
   known[g.getResult(0)] = result;
   if (inFinish)
     finishValues.push_back({result, ctype});
   ++reductions;
-  return success();
 }
 
 LogicalResult RowKernelWriter::writePerRowOutputs() {

@@ -128,9 +128,14 @@ private:
   writePerRow(llvm::function_ref<LogicalResult(ElementEvaluator &)> emit);
   /// A generic over the rows only: one value per row.
   LogicalResult writePerRowGeneric(linalg::GenericOp g);
-  /// A reduction over the row: a pass, then across the group (and, split,
-  /// across the row's chunks).
+  /// A reduction over the row, with the later ones that read nothing
+  /// computed per row: one pass, then each across the group.
   LogicalResult writeReduction(linalg::GenericOp g);
+  /// Reduction `g`'s thread values `acc` combined across the group (and,
+  /// split, across the row's chunks; in a cluster, across its blocks) into
+  /// its result, the fill's value combined once.
+  void writeGroupCombine(linalg::GenericOp g, const Combiner &combiner,
+                         const std::string &ctype, const std::string &acc);
   /// The outputs of one value per row, from thread 0; collects the
   /// whole-row outputs in `fullOutputs`.
   LogicalResult writePerRowOutputs();
@@ -224,7 +229,10 @@ private:
   /// memory (staged): input number to its array.
   llvm::DenseMap<unsigned, std::string> stagedInputs;
   unsigned reductions = 0;
-  llvm::SmallPtrSet<Operation *, 2> fusedSums;
+  /// Reductions computed in an earlier reduction's pass: a softmax's sum
+  /// with its max (online softmax), an independent reduction with the one
+  /// before it.
+  llvm::SmallPtrSet<Operation *, 2> computedEarlier;
   /// A split row's prefix of the apply kernel, and the finish kernel's
   /// values per row (name, type).
   std::string splitPrefix;

@@ -27,29 +27,30 @@ using namespace mlir::cuda_agent::builtin;
 
 /// The cluster primitives of the kernels, in PTX (sm_90): a barrier over the
 /// cluster's threads (release, then acquire: shared memory writes before it
-/// are visible to every block after it), and a load from the shared memory
-/// of the block of rank `rank` at the address of `p` in this one.
+/// are visible to every block after it), and a load (f32 or f64) from the
+/// shared memory of the block of rank `rank` at the address of `p` in this
+/// one.
 static constexpr const char *kClusterHelpers = R"(
 __device__ __forceinline__ void ca_cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
                "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
-__device__ __forceinline__ float ca_cluster_load(const float *p, unsigned rank) {
+__device__ __forceinline__ unsigned ca_cluster_address(const void *p, unsigned rank) {
   unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(p)), remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
                : "=r"(remote) : "r"(local), "r"(rank));
+  return remote;
+}
+__device__ __forceinline__ float ca_cluster_load(const float *p, unsigned rank) {
   float v;
   asm volatile("ld.shared::cluster.f32 %0, [%1];"
-               : "=f"(v) : "r"(remote) : "memory");
+               : "=f"(v) : "r"(ca_cluster_address(p, rank)) : "memory");
   return v;
 }
 __device__ __forceinline__ double ca_cluster_load(const double *p, unsigned rank) {
-  unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(p)), remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-               : "=r"(remote) : "r"(local), "r"(rank));
   double v;
   asm volatile("ld.shared::cluster.f64 %0, [%1];"
-               : "=d"(v) : "r"(remote) : "memory");
+               : "=d"(v) : "r"(ca_cluster_address(p, rank)) : "memory");
   return v;
 }
 )";
