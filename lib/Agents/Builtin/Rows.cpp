@@ -261,7 +261,7 @@ static bool readsNothingPerRow(linalg::GenericOp g, const RowShape &rs) {
     Operation *op = work.pop_back_val();
     if (!seen.insert(op).second)
       continue;
-    for (Value v : cast<linalg::GenericOp>(op).getDpsInputs()) {
+    for (Value v : op->getOperands()) {
       auto producer = v.getDefiningOp<linalg::GenericOp>();
       if (!producer)
         continue;
