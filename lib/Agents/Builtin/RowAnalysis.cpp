@@ -98,7 +98,14 @@ std::string RowShape::offsetOf(StringRef row, StringRef c) const {
   return expr;
 }
 
+bool RowShape::isInterleaved() const {
+  return !rowLoops.empty() &&
+         rowLoops.back() == rowLoops.size() + colLoops.size() - 1;
+}
+
 int64_t RowShape::innermostRun() const {
+  if (isInterleaved())
+    return 1;
   SmallVector<int64_t> extents, strides;
   columnRuns(*this, extents, strides);
   return extents.back();
@@ -216,12 +223,6 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
       bool reduced = iterator == utils::IteratorType::reduction;
       (reduced ? colLoops : rowLoops).push_back(i);
       (reduced ? colDims : rowDims).push_back(ranges[i]);
-    }
-    // Consecutive columns must be consecutive in memory: the innermost loop
-    // is reduced (a sum over a middle dimension is SerialReduction's).
-    if (colLoops.back() != ranges.size() - 1) {
-      why = "a reduction whose innermost loop is not reduced";
-      return failure();
     }
     if (found && (rowLoops != rs.rowLoops || rowDims != rs.rowDims ||
                   colDims != rs.colDims)) {

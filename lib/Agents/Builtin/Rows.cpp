@@ -299,7 +299,7 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
   // (A row staged in shared memory is read again cheaply: the plain passes
   // have no branches.)
   if (linalg::GenericOp sum;
-      !cache && !staged && first->ctype == "float" &&
+      !cache && !staged && group > 1 && first->ctype == "float" &&
       (sum = findExpSum(region, g, first->combiner))) {
     computedEarlier.insert(sum);
     if (failed(writeOnlineSoftmax(g, sum, first->combiner,
@@ -383,7 +383,8 @@ void RowKernelWriter::writeGroupCombine(linalg::GenericOp g,
                     combiner.combine(acc, "__shfl_xor_sync(0xffffffffu, " +
                                               acc + ", o)"))
           .str();
-  src += warpCombine;
+  if (group > 1) // a thread per row (interleaved rows) has it all
+    src += warpCombine;
   if (group > 32) {
     src += llvm::formatv("  __shared__ {0} part{1}[32];\n"
                          "  if (t % 32 == 0)\n    part{1}[t / 32] = {2};\n"
@@ -494,7 +495,22 @@ public:
   StringRef getName() const override { return "rows"; }
 
   bool match(const LinalgRegion &region, std::string &why) const override {
-    return !isElementwise(region) && succeeded(analyzeRows(region, why));
+    if (isElementwise(region))
+      return false;
+    FailureOr<RowShape> rows = analyzeRows(region, why);
+    if (failed(rows))
+      return false;
+    // A lone reduction down interleaved rows with no whole-row output is
+    // the serial and split kernels' (SerialReduction.cpp), which read
+    // wider.
+    if (rows->isInterleaved() &&
+        llvm::count_if(region.generics, isReduction) == 1 &&
+        llvm::none_of(region.outputs,
+                      [&](Value out) { return isWholeRows(out, *rows); })) {
+      why = "a single reduction over outer loops into values per row";
+      return false;
+    }
+    return true;
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &,
@@ -510,6 +526,13 @@ public:
                          reason),
                reason);
     };
+    // Interleaved rows: a thread per row, a warp's loads 32 consecutive
+    // rows at one column.
+    if (rows.isInterleaved()) {
+      rowVariant(1, 256);
+      rowVariant(1, 128);
+      return;
+    }
     if (rows.cols <= 1024) {
       rowVariant(32, 256);
       rowVariant(128, 128);

@@ -30,8 +30,11 @@ namespace mlir::cuda_agent::builtin {
 /// columns the trailing ones, so a row is one run of memory. Where the reduced
 /// loops are not the trailing ones (a batch norm's statistics over n, h and w
 /// for each channel c), the row is strided: its columns are the reduced
-/// loops' positions in order, the last loop still a column, so consecutive
-/// columns stay consecutive in memory within the innermost run.
+/// loops' positions in order; with the last loop a column, consecutive
+/// columns stay consecutive in memory within the innermost run; with the
+/// last loop a row (a batch norm over (n, c): a reduction down the columns
+/// of a matrix), consecutive rows are consecutive in memory (interleaved),
+/// and a thread takes a row.
 struct RowShape {
   SmallVector<int64_t> rowDims, colDims;
   /// The loops of the rows and of the columns, each in loop order.
@@ -39,6 +42,9 @@ struct RowShape {
   int64_t rows = 0, cols = 0;
   /// Whether the rows are the leading loops (each row one run of memory).
   bool isTrailing() const;
+  /// Whether the innermost loop is a row's (consecutive rows consecutive in
+  /// memory, a row's columns apart).
+  bool isInterleaved() const;
   /// The loops' shape (a whole-row tensor's).
   SmallVector<int64_t> fullShape() const;
   /// The loop indices of row `row` (rowDims order) and column `col`
@@ -49,7 +55,7 @@ struct RowShape {
   /// `row` (C expressions).
   std::string offsetOf(StringRef row, StringRef c) const;
   /// The consecutive columns in memory from a column that is a multiple of
-  /// this (the innermost run of column loops).
+  /// this (the innermost run of column loops; 1 when interleaved).
   int64_t innermostRun() const;
   /// Generics that compute one value per column for the row passes to read
   /// (the activation of a matrix-vector product's vector): inlined where

@@ -231,7 +231,7 @@ public:
     if (isElementwise(region))
       return false;
     FailureOr<RowShape> rows = analyzeRows(region, why);
-    if (failed(rows) || rows->cols < 16384)
+    if (failed(rows) || rows->isInterleaved() || rows->cols < 16384)
       return false;
     return staged ||
            (rows->rows < 256 && rows->cols >= 65536 && !isSplittable(region));

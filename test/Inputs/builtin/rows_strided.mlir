@@ -4,6 +4,8 @@
 #chan = affine_map<(d0, d1, d2, d3) -> (d1)>
 #id1 = affine_map<(d0) -> (d0)>
 #keep02 = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+#full2 = affine_map<(d0, d1) -> (d0, d1)>
+#col2 = affine_map<(d0, d1) -> (d1)>
 module {
   // A batch norm's statistics over n, h and w for each channel (two passes:
   // the mean, then the variance around it), and x normalized: rows of
@@ -98,5 +100,42 @@ module {
       linalg.yield %n : f32
     } -> tensor<2x4x128x256xf32>
     return %y : tensor<2x4x128x256xf32>
+  }
+
+  // A batch norm over (n, c) (BatchNorm1d after a GEMM): the mean and the
+  // variance of each column of a 72 x 96 matrix (72 values a row: too many for
+  // registers), and x normalized. The
+  // innermost loop is a row's: rows interleaved, a thread per row.
+  func.func @columns_norm(%x: tensor<72x96xf32>) -> tensor<72x96xf32> {
+    %zero = arith.constant 0.0 : f32
+    %count = arith.constant 72.0 : f32
+    %eps = arith.constant 1.0e-5 : f32
+    %e = tensor.empty() : tensor<96xf32>
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<96xf32>) -> tensor<96xf32>
+    %sum = linalg.generic {indexing_maps = [#full2, #col2], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<72x96xf32>) outs(%z : tensor<96xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    } -> tensor<96xf32>
+    %sq = linalg.generic {indexing_maps = [#full2, #col2, #col2], iterator_types = ["reduction", "parallel"]} ins(%x, %sum : tensor<72x96xf32>, tensor<96xf32>) outs(%z : tensor<96xf32>) {
+    ^bb0(%in: f32, %s: f32, %acc: f32):
+      %m = arith.divf %s, %count : f32
+      %d = arith.subf %in, %m : f32
+      %d2 = arith.mulf %d, %d : f32
+      %a = arith.addf %d2, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<96xf32>
+    %ef = tensor.empty() : tensor<72x96xf32>
+    %y = linalg.generic {indexing_maps = [#full2, #col2, #col2, #full2], iterator_types = ["parallel", "parallel"]} ins(%x, %sum, %sq : tensor<72x96xf32>, tensor<96xf32>, tensor<96xf32>) outs(%ef : tensor<72x96xf32>) {
+    ^bb0(%in: f32, %s: f32, %q: f32, %out: f32):
+      %m = arith.divf %s, %count : f32
+      %var = arith.divf %q, %count : f32
+      %ve = arith.addf %var, %eps : f32
+      %r = math.rsqrt %ve : f32
+      %d = arith.subf %in, %m : f32
+      %n = arith.mulf %d, %r : f32
+      linalg.yield %n : f32
+    } -> tensor<72x96xf32>
+    return %y : tensor<72x96xf32>
   }
 }
