@@ -77,6 +77,19 @@ def test_split_mode_writes_jobs_and_the_bundle(tmp_path):
     assert (program.bundle / "plan.json").is_file()
 
 
+def test_batch_norm_statistics_get_row_kernels(tmp_path):
+    # Training-mode batch norm reduces over n, h and w around the channels:
+    # strided rows, one candidate per row kernel, the f64 variance included.
+    model, inputs = models.make("batch_norm_train")
+    program = cuda_agent.compile(model, *inputs, agent="builtin", verify="bundle",
+                                 db="none", samples=4, work_dir=tmp_path, quiet=True)
+    [region] = program.report["regions"]
+    assert "verification deferred: 4 candidate(s)" in region["reason"]
+    jobs = json.loads((tmp_path / "jobs" / "jobs.json").read_text())
+    names = [c["name"] for c in jobs["jobs"][0]["candidates"]]
+    assert names and all(name.startswith("rows-") for name in names)
+
+
 def test_compile_mlir_splices_the_example_kernels(repo, example_db, tmp_path):
     program = cuda_agent.compile_mlir(repo / "examples/transformer_mlp_block.mlir",
                                       verify="db", db=str(example_db),
