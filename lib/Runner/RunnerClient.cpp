@@ -52,10 +52,12 @@ std::string join(llvm::StringRef dir, llvm::StringRef relative) {
 
 /// True when `relative` names something inside the jobs directory: not
 /// empty, not absolute, no ".." part, no NUL (the runner's loadJobs() checks
-/// the same). jobs.json comes back from the GPU machine.
+/// the same). jobs.json comes back from the GPU machine. A leading '/' is
+/// refused as such: llvm::sys::path reads "//name" as a network root name
+/// with no root directory, so not absolute (job-set-fuzzer found it).
 bool staysInside(llvm::StringRef relative) {
   if (relative.empty() || relative.contains('\0') ||
-      llvm::sys::path::is_absolute(relative))
+      relative.starts_with("/") || llvm::sys::path::is_absolute(relative))
     return false;
   return llvm::none_of(
       llvm::make_range(llvm::sys::path::begin(relative),

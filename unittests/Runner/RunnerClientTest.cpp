@@ -84,6 +84,14 @@ TEST_F(RunnerClientTest, JobPathsStayInsideTheDirectory) {
   EXPECT_NE(refusal(R"({"hash": "x", "candidates": [{"bundle": "/etc"}]})")
                 .find("bundle '/etc' leaves the jobs directory"),
             std::string::npos);
+  // "//name" is a network root name to llvm::sys::path, not absolute
+  // (job-set-fuzzer found it).
+  EXPECT_NE(refusal(R"({"hash": "x", "reference": "//etc"})")
+                .find("reference '//etc' leaves the jobs directory"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"hash": "x", "candidates": [{"bundle": "//etc/x"}]})")
+                .find("leaves the jobs directory"),
+            std::string::npos);
   EXPECT_NE(refusal(R"({"hash": "x", "candidates": [{"bundle": "a/../.."}]})")
                 .find("leaves the jobs directory"),
             std::string::npos);
