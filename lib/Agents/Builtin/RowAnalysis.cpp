@@ -45,14 +45,20 @@ RowShape::loopIndices(ArrayRef<std::string> row,
   return idx;
 }
 
+/// Each loop's stride in a row-major tensor of the loops' shape.
+static SmallVector<int64_t> loopStridesOf(const RowShape &rs) {
+  SmallVector<int64_t> shape = rs.fullShape();
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int i = int(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
 /// The runs of consecutive column loops (each one run of memory in a tensor
 /// of the loops' shape): their extents and the strides of their last loops.
 static void columnRuns(const RowShape &rs, SmallVectorImpl<int64_t> &extents,
                        SmallVectorImpl<int64_t> &strides) {
-  SmallVector<int64_t> shape = rs.fullShape();
-  SmallVector<int64_t> loopStrides(shape.size(), 1);
-  for (int i = int(shape.size()) - 2; i >= 0; --i)
-    loopStrides[i] = loopStrides[i + 1] * shape[i + 1];
+  SmallVector<int64_t> loopStrides = loopStridesOf(rs);
   for (auto [k, loop] : llvm::enumerate(rs.colLoops)) {
     if (k > 0 && loop == rs.colLoops[k - 1] + 1) {
       extents.back() *= rs.colDims[k];
@@ -79,19 +85,15 @@ std::string RowShape::offsetOf(StringRef row, StringRef c) const {
   SmallVector<int64_t> extents, strides;
   columnRuns(*this, extents, strides);
   // The row's own offset, then each run's.
-  SmallVector<int64_t> shape = fullShape();
+  SmallVector<int64_t> loopStrides = loopStridesOf(*this);
   std::string expr;
   auto add = [&](const std::string &index, int64_t stride) {
     expr += (expr.empty() ? "" : " + ") + index +
             (stride == 1 ? "" : " * " + std::to_string(stride) + "LL");
   };
   SmallVector<std::string> rowIdx = delinearize(row, rowDims);
-  for (auto [k, loop] : llvm::enumerate(rowLoops)) {
-    int64_t stride = 1;
-    for (unsigned l = loop + 1; l < shape.size(); ++l)
-      stride *= shape[l];
-    add(rowIdx[k], stride);
-  }
+  for (auto [k, loop] : llvm::enumerate(rowLoops))
+    add(rowIdx[k], loopStrides[loop]);
   SmallVector<std::string> runIdx = delinearize(c, extents);
   for (auto [k, index] : llvm::enumerate(runIdx))
     add(index, strides[k]);

@@ -282,7 +282,8 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
     Combiner combiner;
     std::string ctype, acc;
   };
-  auto describe = [&](linalg::GenericOp r) -> FailureOr<PassReduction> {
+  auto describe = [](linalg::GenericOp r,
+                     std::string &why) -> FailureOr<PassReduction> {
     Block &body = r.getRegion().front();
     BlockArgument accArg = body.getArgument(r.getNumDpsInputs());
     FailureOr<Combiner> combiner = findCombiner(body, accArg, why);
@@ -291,7 +292,7 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
     return PassReduction{r, accArg, *combiner,
                          getCType(elementOf(r.getResult(0)))->compute, ""};
   };
-  FailureOr<PassReduction> first = describe(g);
+  FailureOr<PassReduction> first = describe(g, why);
   if (failed(first))
     return failure();
   // A row streamed from memory (not in registers): the max and the sum of
@@ -319,12 +320,10 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
       if (!isReduction(h) || h == g || computedEarlier.contains(h) ||
           !g->isBeforeInBlock(h) || !readsNothingPerRow(h, rs))
         continue;
-      FailureOr<PassReduction> next = describe(h);
-      if (failed(next)) {
-        why.clear();
-        continue;
-      }
-      if (findExpSum(region, h, next->combiner))
+      // One whose combiner is not found is refused in its own pass.
+      std::string unused;
+      FailureOr<PassReduction> next = describe(h, unused);
+      if (failed(next) || findExpSum(region, h, next->combiner))
         continue;
       computedEarlier.insert(h);
       pass.push_back(*next);

@@ -162,10 +162,10 @@ private:
   /// The first lines of a kernel over a cluster block's chunk of its row,
   /// its step loop and (staged) the chunk's inputs copied to shared memory.
   void writeClusterHeader();
-  /// Combines each thread's `values` (of C type `ctype`: the block's, the same in every
-  /// thread) with the other blocks' of the cluster in rank order, through
-  /// distributed shared memory; `merge(into, other)` writes one combination
-  /// of `other`'s values into `into`'s.
+  /// Combines each thread's `values` (of C type `ctype`: the block's, the
+  /// same in every thread) with the other blocks' of the cluster in rank
+  /// order, through distributed shared memory; `merge(into, other)` writes
+  /// one combination of `other`'s values into `into`'s.
   void writeClusterCombine(
       StringRef ctype, ArrayRef<std::string> values,
       llvm::function_ref<std::string(ArrayRef<std::string>,

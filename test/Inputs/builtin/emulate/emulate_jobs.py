@@ -163,8 +163,8 @@ def main():
         def small_f32(job):
             plan = json.load(open(os.path.join(jobs_dir, job["reference"], "plan.json")))
             elements = sum(int(np.prod(b["shape"], dtype=np.int64)) for b in plan["buffers"])
-            return (all(b["dtype"] == "f32" for b in plan["buffers"]
-                        if b["role"] in ("input", "output"))
+            return (all(b["dtype"] == "f32"
+                        for b in buffers(plan, "input") + buffers(plan, "output"))
                     and elements <= max_elements)
 
         status |= check(jobs_dir, small_f32, lambda name: name.startswith(prefixes), run,
