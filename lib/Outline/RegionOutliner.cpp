@@ -21,6 +21,7 @@
 #include "cuda-agent/Outline/SplatOperands.h"
 #include "cuda-agent/Outline/ScanChains.h"
 #include "cuda-agent/Outline/SliceReads.h"
+#include "cuda-agent/Outline/ConcatParts.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/RegionHash.h"
 #include "cuda-agent/Outline/RegionCost.h"
@@ -354,10 +355,46 @@ bool readsOutOfPlace(const Group &reader, const Group &producer) {
   return false;
 }
 
+/// Whether an op of `group` writes a part of a concatenation in place
+/// (ConcatParts.h: a part index in its output map).
+bool writesParts(const Group &group) {
+  return llvm::any_of(group.ops, [](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp &&
+           llvm::any_of(linalgOp.getDpsInitsMutable(), [&](OpOperand &init) {
+             return llvm::any_of(
+                 linalgOp.getMatchingIndexingMap(&init).getResults(),
+                 [](AffineExpr e) { return isa<AffineConstantExpr>(e); });
+           });
+  });
+}
+
+/// The number of values the union of `a` and `b` computes that ops outside
+/// it read: the outputs of its region.
+unsigned countOutputs(const Group &a, const Group &b) {
+  llvm::SmallPtrSet<Operation *, 16> inside(a.ops.begin(), a.ops.end());
+  inside.insert(b.ops.begin(), b.ops.end());
+  unsigned outputs = 0;
+  for (Operation *op : inside)
+    for (Value result : op->getResults())
+      outputs += llvm::any_of(result.getUsers(), [&](Operation *user) {
+        Operation *owner = op->getBlock()->findAncestorOpInBlock(*user);
+        return !owner || !inside.contains(owner);
+      });
+  return outputs;
+}
+
 bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
   if (options.fusion == FusionMode::None || readsOutOfPlace(a, b) ||
       readsOutOfPlace(b, a))
     return false;
+  // A concatenation's parts are written by elementwise kernels that branch
+  // on the part index: their region takes no root (whose kernels write
+  // whole outputs: the root's region writes its value, the part's reads it)
+  // and no other output (one of another shape).
+  if (writesParts(a) || writesParts(b))
+    return a.rootClasses.empty() && b.rootClasses.empty() &&
+           countOutputs(a, b) == 1;
   if (a.rootClasses.empty() || b.rootClasses.empty())
     return true;
   if (options.fusion != FusionMode::Rows)
@@ -825,6 +862,8 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     // readers.
     fuseMasksAndPositions(func);
     foldSliceReads(func);
+    // After the slices fold into the branches that read them.
+    writeConcatsInParts(func);
     // Blocks that can hold regions: every block except linalg bodies.
     SmallVector<Block *> blocks;
     func.walk([&](Block *block) {

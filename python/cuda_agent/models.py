@@ -296,6 +296,9 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     # KernelBench level 1's BatchNorm (training mode) at its size: 64 channels of
     # 16 x 256 x 256, each channel's statistics a strided row of 1M elements.
     "kb_batch_norm_train": (lambda: BatchNormTrain(64), [_randn(16, 64, 256, 256)]),
+    # torch.cat of two activations of 4096 x 8192 each into 4096 x 16384: the branches
+    # written in place (torch.compile fuses the cat too).
+    "kb_concat_branches": (ConcatBranches, [_randn(4096, 8192), _randn(4096, 8192)]),
 }
 
 

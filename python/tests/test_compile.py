@@ -90,6 +90,19 @@ def test_batch_norm_statistics_get_row_kernels(tmp_path):
     assert names and all(name.startswith("rows-") for name in names)
 
 
+def test_concatenation_is_written_in_place(tmp_path):
+    # torch.cat of two branches: one region writes both parts (no copy kernel
+    # between regions), its flat kernels branch on the part.
+    model, inputs = models.make("concat_branches")
+    program = cuda_agent.compile(model, *inputs, agent="builtin", verify="bundle",
+                                 db="none", work_dir=tmp_path, quiet=True)
+    [region] = program.report["regions"]
+    assert region["kind"] == "elementwise"
+    jobs = json.loads((tmp_path / "jobs" / "jobs.json").read_text())
+    names = [c["name"] for c in jobs["jobs"][0]["candidates"]]
+    assert names and all(name.startswith("flat-") for name in names)
+
+
 def test_compile_mlir_splices_the_example_kernels(repo, example_db, tmp_path):
     program = cuda_agent.compile_mlir(repo / "examples/transformer_mlp_block.mlir",
                                       verify="db", db=str(example_db),

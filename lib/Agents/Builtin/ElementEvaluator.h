@@ -16,6 +16,7 @@
 #include "cuda-agent/Task/LinalgRegion.h"
 
 #include <functional>
+#include <optional>
 #include <map>
 
 namespace mlir::cuda_agent::builtin {
@@ -93,6 +94,13 @@ private:
   StatementWriter &writer;
   std::map<std::string, SmallVector<std::string>> memo;
 };
+
+/// Where the part index is in `tensor`'s indices when an elementwise op
+/// writes it as one part of a concatenation (ConcatParts.h: a constant
+/// result of its output map), else nullopt. The evaluator takes such a
+/// tensor's value only where the part index is a literal (the kernel
+/// branches on it).
+std::optional<unsigned> partPosition(Value tensor);
 
 /// The source's indices (C expressions) of the element of `pad` at its
 /// indices `idx`: each less the dimension's low padding.

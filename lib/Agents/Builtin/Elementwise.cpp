@@ -6,7 +6,9 @@
 // innermost dimension allows (16 bytes of the narrowest type), else one
 // element at a time. A `tensor.pad` of an input is read with bounds (the
 // ElementEvaluator's), one element at a time where the padded dimension is
-// the innermost.
+// the innermost. The parts of a concatenation written in place (an output
+// map with a part index, ConcatParts.h) are a branch each on the part index,
+// which a vector's lanes share (it is never the innermost index).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +32,17 @@ bool cuda_agent::builtin::isElementwise(const LinalgRegion &region) {
 }
 
 namespace {
+
+/// `text`'s lines two spaces further in.
+std::string indent(StringRef text) {
+  std::string out;
+  SmallVector<StringRef> lines;
+  text.split(lines, '\n');
+  for (StringRef line : lines)
+    if (!line.empty())
+      out += "  " + line.str() + "\n";
+  return out;
+}
 
 FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
                              int threads, std::string &why) {
@@ -79,27 +92,54 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   SmallVector<std::string> idx = delinearize("base", shape);
   for (int d = 0; d < rank; ++d)
     src += "    const long long i" + std::to_string(d) + " = " + idx[d] + ";\n";
-  SmallVector<SmallVector<std::string>> values(region.outputs.size());
-  for (lane = 0; lane < vector; ++lane) {
-    SmallVector<std::string> at;
-    for (int d = 0; d < rank; ++d)
-      at.push_back("(i" + std::to_string(d) + ")");
-    if (rank > 0 && lane > 0)
-      at.back() =
-          "(i" + std::to_string(rank - 1) + " + " + std::to_string(lane) + ")";
-    lastDim = rank > 0 ? at.back() : "";
-    eval.forget();
-    for (auto [o, out] : llvm::enumerate(region.outputs)) {
-      FailureOr<std::string> v = eval.valueAt(out, at, why);
-      if (failed(v))
-        return failure();
-      values[o].push_back(*v);
+  // The parts of a concatenation written in place (ConcatParts.h): one
+  // section per part, the part index a literal in each.
+  std::optional<unsigned> part;
+  for (Value out : region.outputs) {
+    std::optional<unsigned> position = partPosition(out);
+    if (position && part && *position != *part) {
+      why = "outputs that are parts of concatenations along different "
+            "dimensions";
+      return failure();
     }
+    if (position)
+      part = position;
   }
-  src += body;
-  for (auto [o, out] : llvm::enumerate(region.outputs)) {
-    Type type = elementOf(out);
-    src += storeVector(type, "out" + std::to_string(o) + " + base", values[o]);
+  int64_t sections = part ? shape[*part] : 1;
+  for (int64_t section = 0; section < sections; ++section) {
+    body.clear();
+    vectors.clear();
+    SmallVector<SmallVector<std::string>> values(region.outputs.size());
+    for (lane = 0; lane < vector; ++lane) {
+      SmallVector<std::string> at;
+      for (int d = 0; d < rank; ++d)
+        at.push_back("(i" + std::to_string(d) + ")");
+      if (rank > 0 && lane > 0)
+        at.back() = "(i" + std::to_string(rank - 1) + " + " +
+                    std::to_string(lane) + ")";
+      lastDim = rank > 0 ? at.back() : "";
+      if (part)
+        at[*part] = std::to_string(section);
+      eval.forget();
+      for (auto [o, out] : llvm::enumerate(region.outputs)) {
+        FailureOr<std::string> v = eval.valueAt(out, at, why);
+        if (failed(v))
+          return failure();
+        values[o].push_back(*v);
+      }
+    }
+    for (auto [o, out] : llvm::enumerate(region.outputs)) {
+      Type type = elementOf(out);
+      body += storeVector(type, "out" + std::to_string(o) + " + base",
+                          values[o]);
+    }
+    if (part)
+      src += llvm::formatv("    {0}if (i{1} == {2}) {{\n{3}    }\n",
+                           section ? "else " : "", *part, section,
+                           indent(body))
+                 .str();
+    else
+      src += body;
   }
   src += "  }\n}\n";
   int64_t blocks = std::max<int64_t>(

@@ -76,6 +76,10 @@ PROGRAMS = {
                        lambda x, w, b: [np.maximum(x @ w + b, 0)]),
     "concat-branches": ("concat_branches", [(8, 16)],
                         lambda x: [np.concatenate([np.exp(x), np.maximum(x, 0)], axis=1)]),
+    "concat-dense-block": ("concat_dense_block", [(2, 8, 6, 6), (8,), (8,)],
+                           lambda x, s, b: [np.concatenate(
+                               [x, np.maximum(x * s[:, None, None] + b[:, None, None], 0),
+                                1 / (1 + np.exp(-x))], axis=1)]),
     "slice-exp": ("slices", [(4, 16)], lambda x: [np.exp(x[:, 2:10]), x[1:3]]),
     "first-step-of-computed": ("first_step", [(4, 2, 32)],
                                lambda x: [np.maximum(np.exp(x)[0], 0)]),
