@@ -1,7 +1,9 @@
 """The bench's bookkeeping (KernelBench's fast_p, the table, the chart) and its
 compile step; `run` needs a GPU and is exercised by scripts/python-gpu-check."""
 
+import importlib.util
 import json
+import subprocess
 
 import pytest
 
@@ -59,3 +61,19 @@ def test_compile_step_writes_programs_and_errors(tmp_path, empty_db):
     assert not (tmp_path / "gelu" / "error.txt").exists()
     manifest = json.loads((tmp_path / "gelu" / "cuda_agent.json").read_text())
     assert manifest["bundle"] == "program" and (tmp_path / "gelu" / "program" / "plan.json").is_file()
+
+
+def test_stage_verify_stages_the_modules_named_and_the_torch_timer(repo, tool, tmp_path):
+    # The verification call's stage: only the module named, its candidates as jobs, and
+    # the torch timer with the models it loads (run there with TORCH_TIMES).
+    stage = tmp_path / "stage"
+    subprocess.run([str(repo / "scripts/python-gpu-check"), "stage-verify", "--only", "concat_branches", str(stage)], check=True, capture_output=True)
+    assert [p.name for p in (stage / "compile").iterdir()] == ["concat_branches"]
+    assert (stage / "compile/concat_branches/jobs/jobs.json").is_file()
+    script = (stage / "run-verify.sh").read_text()
+    assert "TORCH_TIMES" in script and "torch/torch_times.py" in script
+    spec = importlib.util.spec_from_file_location("torch_times", stage / "torch/torch_times.py")
+    torch_times = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(torch_times)
+    model, inputs = torch_times.load_models().make("concat_branches")
+    assert model(*inputs).shape == (32, 128)
