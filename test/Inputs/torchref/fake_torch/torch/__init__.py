@@ -64,6 +64,10 @@ class Tensor:
     def shape(self):
         return tuple(self.a.shape)
 
+    @property
+    def device(self):
+        return "cpu"
+
     def dim(self):
         return self.a.ndim
 
@@ -162,6 +166,14 @@ class Tensor:
 
     def clone(self):
         return Tensor(self.a.copy(), self.dtype)
+
+    # Assignment into a part (ints and full slices), of the same dtype.
+    def __setitem__(self, index, value):
+        if not isinstance(value, Tensor) or value.dtype is not self.dtype:
+            raise TypeError("assigning %r into a %s tensor" % (value, self.dtype))
+        if self.a[index].shape != value.a.shape:
+            raise ValueError("assigning %s into %s" % (value.a.shape, self.a[index].shape))
+        self.a[index] = value.a
 
     def contiguous(self):
         return self
@@ -292,6 +304,12 @@ def tensor(value, dtype):
 
 def full(shape, value, dtype):
     return _make(_np.full(shape, value), dtype)
+
+
+def empty(shape, dtype, device=None):
+    # NaN where a float tensor is never written: a reference that leaves a part
+    # unwritten does not match its formula.
+    return _make(_np.full(shape, _np.nan if dtype.is_floating_point else 0), dtype)
 
 
 _rng = _np.random.default_rng(0)
