@@ -71,6 +71,12 @@ FailureOr<Variant> RowKernelWriter::write() {
         return failure();
       continue;
     }
+    if (moments.count(g)) {
+      // From sums of the first pass, now that its m is known.
+      if (failed(writeCenteredMoment(g)))
+        return failure();
+      continue;
+    }
     if (computedEarlier.contains(g))
       continue; // computed in an earlier reduction's pass
     if (failed(writeReduction(g)))
@@ -254,7 +260,8 @@ LogicalResult RowKernelWriter::writePerRowGeneric(linalg::GenericOp g) {
 /// Whether `g` reads nothing a row kernel computes per row (no reduction
 /// and no generic over the rows is in its backward slice within the
 /// region): its pass may run at any point of the row kernel.
-static bool readsNothingPerRow(linalg::GenericOp g, const RowShape &rs) {
+bool cuda_agent::builtin::readsNothingPerRow(linalg::GenericOp g,
+                                             const RowShape &rs) {
   SmallVector<Operation *> work{g};
   llvm::SmallPtrSet<Operation *, 8> seen;
   while (!work.empty()) {
@@ -332,6 +339,10 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
     r.acc = "acc" + std::to_string(reductions + k);
     src += "  " + r.ctype + " " + r.acc + " = " + r.combiner.identity + ";\n";
   }
+  // The first pass also sums what the centered moments need.
+  bool firstPass = reductions == 0;
+  if (firstPass)
+    findCenteredMoments(g);
   // Whole-row values these reductions read that later passes may read again.
   SmallVector<Value> capture;
   if (cache)
@@ -358,7 +369,7 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
           writer.append("    " + r.acc + " = " +
                         r.combiner.combine(r.acc, mapped) + ";\n");
         }
-        return success();
+        return firstPass ? accumulateMoments(eval, idx, why) : success();
       },
       known, capture);
   if (failed(loop))
@@ -366,6 +377,8 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
   src += *loop;
   for (PassReduction &r : pass)
     writeGroupCombine(r.op, r.combiner, r.ctype, r.acc);
+  if (firstPass)
+    combineMoments();
   return success();
 }
 
@@ -373,6 +386,21 @@ void RowKernelWriter::writeGroupCombine(linalg::GenericOp g,
                                         const Combiner &combiner,
                                         const std::string &ctype,
                                         const std::string &acc) {
+  combineAcross(combiner, ctype, acc);
+  // The fill's value enters once.
+  std::string init = region.splats.lookup(g.getDpsInitOperand(0)->get());
+  std::string result = "red" + std::to_string(reductions);
+  src += "  const " + ctype + " " + result + " = " +
+         combiner.combine(init, acc) + ";\n";
+  known[g.getResult(0)] = result;
+  if (inFinish)
+    finishValues.push_back({result, ctype});
+  ++reductions;
+}
+
+void RowKernelWriter::combineAcross(const Combiner &combiner,
+                                    const std::string &ctype,
+                                    const std::string &acc) {
   // Across the group: shuffles within each warp, then the warps' partials
   // through shared memory; every thread ends with the same value.
   std::string warpCombine =
@@ -403,15 +431,6 @@ void RowKernelWriter::writeGroupCombine(linalg::GenericOp g,
       return "    " + into[0] + " = " + combiner.combine(into[0], other[0]) +
              ";\n";
     });
-  // The fill's value enters once.
-  std::string init = region.splats.lookup(g.getDpsInitOperand(0)->get());
-  std::string result = "red" + std::to_string(reductions);
-  src += "  const " + ctype + " " + result + " = " +
-         combiner.combine(init, acc) + ";\n";
-  known[g.getResult(0)] = result;
-  if (inFinish)
-    finishValues.push_back({result, ctype});
-  ++reductions;
 }
 
 LogicalResult RowKernelWriter::writePerRowOutputs() {

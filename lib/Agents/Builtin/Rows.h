@@ -21,6 +21,7 @@
 #include "ElementEvaluator.h"
 #include "Strategy.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::cuda_agent::builtin {
@@ -65,6 +66,11 @@ struct RowShape {
 
 /// Checks that the region is a row program and returns its row split.
 FailureOr<RowShape> analyzeRows(const LinalgRegion &region, std::string &why);
+
+/// Whether nothing computed per row is in `g`'s backward slice within the
+/// region (no reduction, no generic over the rows only): `g` can be
+/// computed in any pass over the row.
+bool readsNothingPerRow(linalg::GenericOp g, const RowShape &rs);
 
 /// Whether a region output holds whole rows (else one value per row).
 bool isWholeRows(Value out, const RowShape &rs);
@@ -142,6 +148,11 @@ private:
   /// its result, the fill's value combined once.
   void writeGroupCombine(linalg::GenericOp g, const Combiner &combiner,
                          const std::string &ctype, const std::string &acc);
+  /// `acc`, each thread's value of one reduction, combined across the
+  /// group (and, split, across the row's chunks; in a cluster, across its
+  /// blocks): every thread ends with the row's value in `acc`.
+  void combineAcross(const Combiner &combiner, const std::string &ctype,
+                     const std::string &acc);
   /// The outputs of one value per row, from thread 0; collects the
   /// whole-row outputs in `fullOutputs`.
   LogicalResult writePerRowOutputs();
@@ -155,6 +166,20 @@ private:
   LogicalResult writeOnlineSoftmax(linalg::GenericOp max, linalg::GenericOp sum,
                                    const Combiner &maxOf, StringRef m,
                                    unsigned n);
+
+  // RowMoments.cpp: centered second moments from the first pass.
+  /// The reductions of `sum((a - m)^2)` form in f64, `m` a value per row
+  /// (a batch norm's variance): `moments`, with the first pass's
+  /// accumulators of `a` and `a * a` (none in a split row).
+  void findCenteredMoments(linalg::GenericOp first);
+  /// Each moment's `a` and `a * a` at the element `idx` of the first pass,
+  /// added to their accumulators.
+  LogicalResult accumulateMoments(ElementEvaluator &eval,
+                                  ArrayRef<std::string> idx, std::string &why);
+  /// The accumulators combined across the row, after the first pass.
+  void combineMoments();
+  /// The moment `g` from its sums, once its `m` is known.
+  LogicalResult writeCenteredMoment(linalg::GenericOp g);
 
   // RowsCluster.cpp: a row over the blocks of a thread-block cluster.
   /// Whether the region fits a cluster kernel (reductions in f32).
@@ -239,6 +264,14 @@ private:
   /// with its max (online softmax), an independent reduction with the one
   /// before it.
   llvm::SmallPtrSet<Operation *, 2> computedEarlier;
+  /// A centered second moment sum((a - m)^2) of the row: `a` and `m`, and
+  /// the accumulators of a and a * a in the first pass.
+  struct CenteredMoment {
+    Value a, m;
+    Combiner add;
+    std::string sum, squares;
+  };
+  llvm::MapVector<Operation *, CenteredMoment> moments;
   /// A split row's prefix of the apply kernel, and the finish kernel's
   /// values per row (name, type).
   std::string splitPrefix;
