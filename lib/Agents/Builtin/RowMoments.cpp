@@ -58,8 +58,6 @@ static linalg::GenericOp wholeRowGeneric(Value v, const RowShape &rs) {
 }
 
 void RowKernelWriter::findCenteredMoments(linalg::GenericOp first) {
-  if (split)
-    return; // a split row's partials hold one reduction
   for (linalg::GenericOp h : region.generics) {
     if (h == first || !isReduction(h) || computedEarlier.contains(h) ||
         h.getNumDpsInputs() != 1 || h->getNumResults() != 1 ||
@@ -128,12 +126,12 @@ LogicalResult RowKernelWriter::accumulateMoments(ElementEvaluator &eval,
   return success();
 }
 
-void RowKernelWriter::combineMoments() {
-  for (auto &[op, moment] : moments)
-    for (const std::string &acc : {moment.sum, moment.squares}) {
-      combineAcross(moment.add, "double", acc);
-      ++reductions; // names the shared partials of the next combination
-    }
+void RowKernelWriter::addMomentAccumulators(
+    SmallVectorImpl<PassAccumulator> &accs) const {
+  for (auto &[op, moment] : moments) {
+    accs.push_back({moment.add, "double", moment.sum});
+    accs.push_back({moment.add, "double", moment.squares});
+  }
 }
 
 LogicalResult RowKernelWriter::writeCenteredMoment(linalg::GenericOp g) {
@@ -152,5 +150,7 @@ LogicalResult RowKernelWriter::writeCenteredMoment(linalg::GenericOp g) {
   src += "  const double " + result + " = " + moment.add.combine(init, value) +
          ";\n";
   known[g.getResult(0)] = result;
+  if (inFinish)
+    finishValues.push_back({result, "double"});
   return success();
 }

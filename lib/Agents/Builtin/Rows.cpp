@@ -299,6 +299,11 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
     return PassReduction{r, accArg, *combiner,
                          getCType(elementOf(r.getResult(0)))->compute, ""};
   };
+  if (split && reductions > 0) {
+    why = "a split row reads its row in one pass, and this reduction reads a "
+          "value of the row that an earlier one gives";
+    return failure();
+  }
   FailureOr<PassReduction> first = describe(g, why);
   if (failed(first))
     return failure();
@@ -319,22 +324,20 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
   }
   // Later reductions that read nothing computed per row (a batch norm's
   // f32 sum beside its f64 one) join this pass: one read of the row for
-  // both. Not in a split row (its partials hold one reduction), nor a max
-  // that online softmax pairs with its sum.
+  // both. Not a max that online softmax pairs with its sum.
   SmallVector<PassReduction> pass{*first};
-  if (!split)
-    for (linalg::GenericOp h : region.generics) {
-      if (!isReduction(h) || h == g || computedEarlier.contains(h) ||
-          !g->isBeforeInBlock(h) || !readsNothingPerRow(h, rs))
-        continue;
-      // One whose combiner is not found is refused in its own pass.
-      std::string unused;
-      FailureOr<PassReduction> next = describe(h, unused);
-      if (failed(next) || findExpSum(region, h, next->combiner))
-        continue;
-      computedEarlier.insert(h);
-      pass.push_back(*next);
-    }
+  for (linalg::GenericOp h : region.generics) {
+    if (!isReduction(h) || h == g || computedEarlier.contains(h) ||
+        !g->isBeforeInBlock(h) || !readsNothingPerRow(h, rs))
+      continue;
+    // One whose combiner is not found is refused in its own pass.
+    std::string unused;
+    FailureOr<PassReduction> next = describe(h, unused);
+    if (failed(next) || findExpSum(region, h, next->combiner))
+      continue;
+    computedEarlier.insert(h);
+    pass.push_back(*next);
+  }
   for (auto [k, r] : llvm::enumerate(pass)) {
     r.acc = "acc" + std::to_string(reductions + k);
     src += "  " + r.ctype + " " + r.acc + " = " + r.combiner.identity + ";\n";
@@ -375,18 +378,21 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
   if (failed(loop))
     return failure();
   src += *loop;
+  SmallVector<PassAccumulator> accs;
   for (PassReduction &r : pass)
-    writeGroupCombine(r.op, r.combiner, r.ctype, r.acc);
+    accs.push_back({r.combiner, r.ctype, r.acc});
   if (firstPass)
-    combineMoments();
+    addMomentAccumulators(accs);
+  combineAcross(accs);
+  for (PassReduction &r : pass)
+    writeReducedValue(r.op, r.combiner, r.ctype, r.acc);
   return success();
 }
 
-void RowKernelWriter::writeGroupCombine(linalg::GenericOp g,
+void RowKernelWriter::writeReducedValue(linalg::GenericOp g,
                                         const Combiner &combiner,
                                         const std::string &ctype,
                                         const std::string &acc) {
-  combineAcross(combiner, ctype, acc);
   // The fill's value enters once.
   std::string init = region.splats.lookup(g.getDpsInitOperand(0)->get());
   std::string result = "red" + std::to_string(reductions);
@@ -398,39 +404,43 @@ void RowKernelWriter::writeGroupCombine(linalg::GenericOp g,
   ++reductions;
 }
 
-void RowKernelWriter::combineAcross(const Combiner &combiner,
-                                    const std::string &ctype,
-                                    const std::string &acc) {
+void RowKernelWriter::combineAcross(ArrayRef<PassAccumulator> accs) {
   // Across the group: shuffles within each warp, then the warps' partials
   // through shared memory; every thread ends with the same value.
-  std::string warpCombine =
-      llvm::formatv("  for (int o = 16; o > 0; o /= 2)\n"
-                    "    {0} = {1};\n",
-                    acc,
-                    combiner.combine(acc, "__shfl_xor_sync(0xffffffffu, " +
-                                              acc + ", o)"))
-          .str();
-  if (group > 1) // a thread per row (interleaved rows) has it all
-    src += warpCombine;
-  if (group > 32) {
-    src += llvm::formatv("  __shared__ {0} part{1}[32];\n"
-                         "  if (t % 32 == 0)\n    part{1}[t / 32] = {2};\n"
-                         "  __syncthreads();\n"
-                         "  {2} = part{1}[0];\n"
-                         "  for (int w = 1; w < {3}; ++w)\n    {2} = {4};\n",
-                         ctype, reductions, acc, group / 32,
-                         combiner.combine(
-                             acc, "part" + std::to_string(reductions) + "[w]"))
-               .str();
+  SmallVector<std::string> warpCombines;
+  for (const PassAccumulator &a : accs) {
+    std::string warpCombine =
+        llvm::formatv("  for (int o = 16; o > 0; o /= 2)\n"
+                      "    {0} = {1};\n",
+                      a.acc,
+                      a.combiner.combine(a.acc, "__shfl_xor_sync(0xffffffffu, " +
+                                                    a.acc + ", o)"))
+            .str();
+    warpCombines.push_back(warpCombine);
+    if (group > 1) // a thread per row (interleaved rows) has it all
+      src += warpCombine;
+    if (group > 32) {
+      std::string part = "part" + std::to_string(blockCombines);
+      src += llvm::formatv("  __shared__ {0} {1}[32];\n"
+                           "  if (t % 32 == 0)\n    {1}[t / 32] = {2};\n"
+                           "  __syncthreads();\n"
+                           "  {2} = {1}[0];\n"
+                           "  for (int w = 1; w < {3}; ++w)\n    {2} = {4};\n",
+                           a.ctype, part, a.acc, group / 32,
+                           a.combiner.combine(a.acc, part + "[w]"))
+                 .str();
+    }
+    ++blockCombines;
   }
   if (split)
-    writeSplitReduction(combiner, ctype, acc, warpCombine);
+    writeSplitReduction(accs, warpCombines);
   if (cluster > 1)
-    writeClusterCombine(ctype, acc, [&](ArrayRef<std::string> into,
-                                        ArrayRef<std::string> other) {
-      return "    " + into[0] + " = " + combiner.combine(into[0], other[0]) +
-             ";\n";
-    });
+    for (const PassAccumulator &a : accs)
+      writeClusterCombine(a.ctype, a.acc, [&](ArrayRef<std::string> into,
+                                              ArrayRef<std::string> other) {
+        return "    " + into[0] + " = " +
+               a.combiner.combine(into[0], other[0]) + ";\n";
+      });
 }
 
 LogicalResult RowKernelWriter::writePerRowOutputs() {

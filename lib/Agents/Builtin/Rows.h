@@ -111,6 +111,13 @@ struct RowPlan {
 FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                              const RowPlan &plan, std::string &why);
 
+/// Each thread's value of one reduction in a pass: its combiner, C type and
+/// accumulator.
+struct PassAccumulator {
+  Combiner combiner;
+  std::string ctype, acc;
+};
+
 /// Writes one row-program variant, piece by piece, into one source.
 class RowKernelWriter {
 public:
@@ -143,16 +150,14 @@ private:
   /// A reduction over the row, with the later ones that read nothing
   /// computed per row: one pass, then each across the group.
   LogicalResult writeReduction(linalg::GenericOp g);
-  /// Reduction `g`'s thread values `acc` combined across the group (and,
-  /// split, across the row's chunks; in a cluster, across its blocks) into
-  /// its result, the fill's value combined once.
-  void writeGroupCombine(linalg::GenericOp g, const Combiner &combiner,
+  /// Reduction `g`'s value, its thread values `acc` already combined across
+  /// the row (combineAcross): the fill's value combined once.
+  void writeReducedValue(linalg::GenericOp g, const Combiner &combiner,
                          const std::string &ctype, const std::string &acc);
-  /// `acc`, each thread's value of one reduction, combined across the
-  /// group (and, split, across the row's chunks; in a cluster, across its
-  /// blocks): every thread ends with the row's value in `acc`.
-  void combineAcross(const Combiner &combiner, const std::string &ctype,
-                     const std::string &acc);
+  /// One pass's thread values, each combined across the group (and, split,
+  /// across the row's chunks; in a cluster, across its blocks): every thread
+  /// ends with the row's values in the accumulators.
+  void combineAcross(ArrayRef<PassAccumulator> accs);
   /// The outputs of one value per row, from thread 0; collects the
   /// whole-row outputs in `fullOutputs`.
   LogicalResult writePerRowOutputs();
@@ -170,14 +175,15 @@ private:
   // RowMoments.cpp: centered second moments from the first pass.
   /// The reductions of `sum((a - m)^2)` form in f64, `m` a value per row
   /// (a batch norm's variance): `moments`, with the first pass's
-  /// accumulators of `a` and `a * a` (none in a split row).
+  /// accumulators of `a` and `a * a`.
   void findCenteredMoments(linalg::GenericOp first);
   /// Each moment's `a` and `a * a` at the element `idx` of the first pass,
   /// added to their accumulators.
   LogicalResult accumulateMoments(ElementEvaluator &eval,
                                   ArrayRef<std::string> idx, std::string &why);
-  /// The accumulators combined across the row, after the first pass.
-  void combineMoments();
+  /// The moments' accumulators, combined across the row with the first
+  /// pass's.
+  void addMomentAccumulators(SmallVectorImpl<PassAccumulator> &accs) const;
   /// The moment `g` from its sums, once its `m` is known.
   LogicalResult writeCenteredMoment(linalg::GenericOp g);
 
@@ -208,11 +214,11 @@ private:
   /// Ends the partial kernel with thread 0's `stores` and starts the finish
   /// kernel with the values per row the partial computed before.
   void beginFinish(StringRef stores);
-  /// The reduction's partial into the workspace and the finish kernel's
-  /// combination of a row's partials.
-  void writeSplitReduction(const Combiner &combiner, const std::string &ctype,
-                           const std::string &acc,
-                           const std::string &warpCombine);
+  /// The pass's partials into the workspace (an array of rows x splits
+  /// each) and the finish kernel's combination of each row's partials, then
+  /// across its warp (`warpCombines`).
+  void writeSplitReduction(ArrayRef<PassAccumulator> accs,
+                           ArrayRef<std::string> warpCombines);
   /// The finish kernel hands its values per row to the apply kernel.
   LogicalResult beginApply();
   /// The variant of a split row.
@@ -233,8 +239,10 @@ private:
   /// A chunk of whole vectors per block (split).
   int64_t chunk;
   int rowsPerBlock;
-  /// The partials' part of the workspace.
-  int64_t partialBytes = 0;
+  /// The partials' part of the workspace, and the apply kernel's values.
+  int64_t partialBytes = 0, applyBytes = 0;
+  /// Block-wide combinations written so far (names their shared arrays).
+  unsigned blockCombines = 0;
   /// A cluster block's dynamic shared memory (staged chunks).
   int64_t stagedBytes = 0;
   /// Cross-block combinations written so far (cluster).

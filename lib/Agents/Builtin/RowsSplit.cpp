@@ -6,8 +6,11 @@
 // the workspace, a `finish` kernel, a warp per row, combines the row's
 // partials in chunk order and writes the values per row, and for whole-row
 // outputs an `apply` kernel, a block per chunk again, writes the rows from
-// the finish kernel's values. Only one reduction per row (or a softmax's max
-// and sum, OnlineSoftmax.cpp) can be split so.
+// the finish kernel's values. The reductions of one pass over the row can be
+// split so (independent ones, a batch norm's variance from the first pass's
+// sums: RowMoments.cpp; a softmax's max and sum: OnlineSoftmax.cpp), not a
+// second pass. Strided rows (a batch norm's channels) split like the others:
+// a chunk of columns is a block's, read within the innermost run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,21 +24,10 @@ using namespace mlir::cuda_agent;
 using namespace mlir::cuda_agent::builtin;
 
 LogicalResult RowKernelWriter::checkSplit() {
-  // One reduction, or a max and its sum of exponentials (online softmax).
-  SmallVector<linalg::GenericOp> reductions;
-  for (linalg::GenericOp g : region.generics)
-    if (isReduction(g))
-      reductions.push_back(g);
-  bool online = false;
-  if (reductions.size() == 2) {
-    Block &body = reductions[0].getRegion().front();
-    FailureOr<Combiner> maxOf = findCombiner(
-        body, body.getArgument(reductions[0].getNumDpsInputs()), why);
-    online = succeeded(maxOf) &&
-             findExpSum(region, reductions[0], *maxOf) == reductions[1];
-  }
-  if (cache || (reductions.size() != 1 && !online)) {
-    why = "a split row needs one reduction (or a softmax's max and sum)";
+  // The partials hold one pass's reductions (writeReduction refuses a
+  // second pass); a row in registers would gain nothing.
+  if (cache) {
+    why = "a split row keeps no row in registers";
     return failure();
   }
   return success();
@@ -72,43 +64,64 @@ void RowKernelWriter::beginFinish(StringRef stores) {
          rowPrefix;
 }
 
-void RowKernelWriter::writeSplitReduction(const Combiner &combiner,
-                                          const std::string &ctype,
-                                          const std::string &acc,
-                                          const std::string &warpCombine) {
-  // The block's partial into the workspace; the finish kernel combines the
+void RowKernelWriter::writeSplitReduction(ArrayRef<PassAccumulator> accs,
+                                          ArrayRef<std::string> warpCombines) {
+  // Each block's partials into the workspace, an array of rows x splits per
+  // reduction (doubles 8-byte aligned); the finish kernel combines each
   // row's partials in chunk order, a warp per row.
-  std::string partials = "reinterpret_cast<" + ctype + " *>(workspace)";
-  partialBytes = rs.rows * splits * int64_t(ctype == "double" ? 8 : 4);
-  beginFinish(llvm::formatv("    {0}[row * {1} + blockIdx.x] = {2};\n",
-                            partials, splits, acc)
-                  .str());
-  src +=
-      llvm::formatv("  {0} {1} = {2};\n"
-                    "  for (int s = t; s < {3}; s += 32)\n"
-                    "    {1} = {4};\n",
-                    ctype, acc, combiner.identity, splits,
-                    combiner.combine(acc, partials + "[row * " +
-                                              std::to_string(splits) + " + s]"))
-          .str() +
-      warpCombine;
+  SmallVector<std::string> partials;
+  std::string stores;
+  for (const PassAccumulator &a : accs) {
+    int64_t size = a.ctype == "double" ? 8 : 4;
+    partialBytes = llvm::alignTo(partialBytes, size);
+    partials.push_back("reinterpret_cast<" + a.ctype + " *>(workspace" +
+                       (partialBytes ? " + " + std::to_string(partialBytes)
+                                     : std::string()) +
+                       ")");
+    stores += llvm::formatv("    {0}[row * {1} + blockIdx.x] = {2};\n",
+                            partials.back(), splits, a.acc)
+                  .str();
+    partialBytes += rs.rows * splits * size;
+  }
+  beginFinish(stores);
+  for (auto [a, array, warpCombine] :
+       llvm::zip(accs, partials, warpCombines))
+    src += llvm::formatv("  {0} {1} = {2};\n"
+                         "  for (int s = t; s < {3}; s += 32)\n"
+                         "    {1} = {4};\n",
+                         a.ctype, a.acc, a.combiner.identity, splits,
+                         a.combiner.combine(a.acc, array + "[row * " +
+                                                       std::to_string(splits) +
+                                                       " + s]"))
+               .str() +
+           warpCombine;
 }
 
 LogicalResult RowKernelWriter::beginApply() {
   // The finish kernel hands its values per row to an apply kernel, a block
-  // per chunk again, which writes the whole rows.
-  std::string values = "reinterpret_cast<float *>(workspace + " +
-                       std::to_string(partialBytes) + ")";
+  // per chunk again, which writes the whole rows: one array of rows per
+  // value after the partials (doubles 8-byte aligned).
+  bool doubles = llvm::any_of(finishValues, [](const auto &entry) {
+    return entry.second == "double";
+  });
+  int64_t base = doubles ? llvm::alignTo(partialBytes, 8) : partialBytes;
   std::string stores, loads;
-  for (auto [k, entry] : llvm::enumerate(finishValues)) {
-    if (entry.second != "float") {
-      why = "a split row passes its values per row in f32 only";
+  int64_t offset = 0;
+  for (auto &[name, ctype] : finishValues) {
+    if (ctype != "float" && ctype != "double") {
+      why = "a split row passes its values per row in f32 and f64 only";
       return failure();
     }
-    std::string at = "[" + std::to_string(k * rs.rows) + " + row]";
-    stores += "    " + values + at + " = " + entry.first + ";\n";
-    loads += "  const float " + entry.first + " = " + values + at + ";\n";
+    int64_t size = ctype == "double" ? 8 : 4;
+    offset = llvm::alignTo(offset, size);
+    std::string at = "reinterpret_cast<" + ctype + " *>(workspace + " +
+                     std::to_string(base) + ")[" +
+                     std::to_string(offset / size) + " + row]";
+    stores += "    " + at + " = " + name + ";\n";
+    loads += "  const " + ctype + " " + name + " = " + at + ";\n";
+    offset += rs.rows * size;
   }
+  applyBytes = base - partialBytes + offset;
   src += "  if (t == 0) {\n" + stores + "  }\n}\n\n" +
          kernelSignature(region, "apply", blockThreads, true) + " {\n" +
          chunkHeader + splitPrefix + loads;
@@ -126,7 +139,7 @@ Variant RowKernelWriter::makeSplitVariant() const {
   if (!fullOutputs.empty()) {
     variant.launches.push_back(
         {"apply", {splits, rs.rows, 1}, {blockThreads, 1, 1}});
-    variant.workspaceBytes += int64_t(finishValues.size()) * rs.rows * 4;
+    variant.workspaceBytes += applyBytes;
   }
   return variant;
 }
@@ -142,7 +155,7 @@ public:
     if (isElementwise(region))
       return false;
     FailureOr<RowShape> rows = analyzeRows(region, why);
-    return succeeded(rows) && rows->isTrailing() && rows->rows < 256 &&
+    return succeeded(rows) && !rows->isInterleaved() && rows->rows < 256 &&
            rows->cols >= 16384;
   }
 
