@@ -30,6 +30,7 @@ from typing import Callable, Dict, List, Optional
 import torch
 
 from . import models
+from .timing import CudaTimer
 
 KERNELBENCH_TOLERANCE = 1e-2
 OUR_TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2}
@@ -107,29 +108,6 @@ def _stage_backend(name: str, model, inputs, cache_dir: Path, options: Dict) -> 
     listing.write_text(json.dumps(staged, indent=1, sort_keys=True) + "\n")
 
 
-class _Timer:
-    """Median microseconds of ``fn()`` under CUDA events, L2 flushed before each run."""
-
-    def __init__(self, device):
-        l2 = torch.cuda.get_device_properties(device).L2_cache_size or (64 << 20)
-        self.scratch = torch.empty(2 * l2, dtype=torch.uint8, device=device)
-
-    def __call__(self, fn: Callable[[], object], runs: int, warmup: int = 3) -> float:
-        for _ in range(warmup):
-            fn()
-        events = []
-        for _ in range(runs):
-            self.scratch.zero_()
-            start, stop = (torch.cuda.Event(enable_timing=True) for _ in range(2))
-            start.record()
-            fn()
-            stop.record()
-            events.append((start, stop))
-        torch.cuda.synchronize()
-        times = sorted(s.elapsed_time(e) * 1000.0 for s, e in events)
-        return times[len(times) // 2]
-
-
 def _close(result, expected, tolerance) -> bool:
     results = result if isinstance(result, (tuple, list)) else (result,)
     wanted = expected if isinstance(expected, (tuple, list)) else (expected,)
@@ -165,7 +143,7 @@ def _run(args) -> int:
         # f32 convolutions in eager and torch.compile at f32, as ours (3xTF32
         # kernels verified to f32 accuracy); torch's default lets cuDNN use TF32.
         torch.backends.cudnn.allow_tf32 = False
-    timer = _Timer(device)
+    timer = CudaTimer(device)
     rows: List[Dict] = []
     report = _write(out, device, args.runs, rows)
     deadline = time.monotonic() + args.budget

@@ -75,5 +75,6 @@ def test_stage_verify_stages_the_modules_named_and_the_torch_timer(repo, tool, t
     spec = importlib.util.spec_from_file_location("torch_times", stage / "torch/torch_times.py")
     torch_times = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(torch_times)
-    model, inputs = torch_times.load_models().make("concat_branches")
+    model, inputs = torch_times.load("models").make("concat_branches")
     assert model(*inputs).shape == (32, 128)
+    assert hasattr(torch_times.load("timing"), "CudaTimer")

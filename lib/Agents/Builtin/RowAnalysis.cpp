@@ -307,6 +307,18 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
   return rs;
 }
 
+FailureOr<Combiner> cuda_agent::builtin::sumOfInput(linalg::GenericOp g) {
+  if (!isReduction(g) || g.getNumDpsInputs() != 1)
+    return failure();
+  Block &body = g.getRegion().front();
+  std::string why;
+  FailureOr<Combiner> add = findCombiner(body, body.getArgument(1), why);
+  if (failed(add) || !isa<arith::AddFOp>(add->op) ||
+      add->op->getOperand(add->otherOperand) != body.getArgument(0))
+    return failure();
+  return add;
+}
+
 linalg::GenericOp cuda_agent::builtin::findExpSum(const LinalgRegion &region,
                                                   linalg::GenericOp max,
                                                   const Combiner &maxOf) {
@@ -317,14 +329,7 @@ linalg::GenericOp cuda_agent::builtin::findExpSum(const LinalgRegion &region,
     return {};
   Value x = max.getDpsInputs()[0];
   for (linalg::GenericOp sum : region.generics) {
-    if (!isReduction(sum) || sum == max || sum.getNumDpsInputs() != 1)
-      continue;
-    Block &sumBody = sum.getRegion().front();
-    std::string why;
-    FailureOr<Combiner> add =
-        findCombiner(sumBody, sumBody.getArgument(1), why);
-    if (failed(add) || !isa<arith::AddFOp>(add->op) ||
-        add->op->getOperand(add->otherOperand) != sumBody.getArgument(0))
+    if (sum == max || failed(sumOfInput(sum)))
       continue;
     auto exp = sum.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
     if (!exp || isReduction(exp) || exp.getNumResults() != 1 ||

@@ -59,9 +59,9 @@ static linalg::GenericOp wholeRowGeneric(Value v, const RowShape &rs) {
 
 void RowKernelWriter::findCenteredMoments(linalg::GenericOp first) {
   for (linalg::GenericOp h : region.generics) {
-    if (h == first || !isReduction(h) || computedEarlier.contains(h) ||
-        h.getNumDpsInputs() != 1 || h->getNumResults() != 1 ||
-        !elementOf(h.getResult(0)).isF64() ||
+    FailureOr<Combiner> add = sumOfInput(h);
+    if (h == first || failed(add) || computedEarlier.contains(h) ||
+        h->getNumResults() != 1 || !elementOf(h.getResult(0)).isF64() ||
         h.getStaticLoopRanges() != first.getStaticLoopRanges() ||
         h.getIteratorTypesArray() != first.getIteratorTypesArray() ||
         h.getIndexingMapsArray().back() !=
@@ -69,13 +69,6 @@ void RowKernelWriter::findCenteredMoments(linalg::GenericOp first) {
         !h.getIndexingMapsArray().front().isIdentity())
       continue;
     // sum(t), t = d * d, d = a - m: m per row, a read from nothing per row.
-    Block &body = h.getRegion().front();
-    std::string unused;
-    FailureOr<Combiner> add =
-        findCombiner(body, body.getArgument(1), unused);
-    if (failed(add) || !isa<arith::AddFOp>(add->op) ||
-        add->op->getOperand(add->otherOperand) != body.getArgument(0))
-      continue;
     linalg::GenericOp square = wholeRowGeneric(h.getDpsInputs()[0], rs);
     auto factors = square ? yieldedBinary<arith::MulFOp>(square) : std::nullopt;
     if (!factors || factors->first->get() != factors->second->get() ||

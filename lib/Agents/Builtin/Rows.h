@@ -75,6 +75,10 @@ bool readsNothingPerRow(linalg::GenericOp g, const RowShape &rs);
 /// Whether a region output holds whole rows (else one value per row).
 bool isWholeRows(Value out, const RowShape &rs);
 
+/// The add combiner of `g` when it is a reduction that sums its one input
+/// (its body adds the input's element to the accumulator), else failure.
+FailureOr<Combiner> sumOfInput(linalg::GenericOp g);
+
 /// For a max reduction `max` of a row tensor X, the reduction that sums
 /// exp(X - max) over the same rows (softmax's denominator), if the region has
 /// one: a sum whose one input is produced by a generic that only subtracts
