@@ -57,7 +57,9 @@ static linalg::GenericOp wholeRowGeneric(Value v, const RowShape &rs) {
   return generic;
 }
 
-void RowKernelWriter::findCenteredMoments(linalg::GenericOp first) {
+void RowKernelWriter::findCenteredMoments(
+    linalg::GenericOp first,
+    ArrayRef<std::pair<linalg::GenericOp, std::string>> passSums) {
   for (linalg::GenericOp h : region.generics) {
     FailureOr<Combiner> add = sumOfInput(h);
     if (h == first || failed(add) || computedEarlier.contains(h) ||
@@ -99,7 +101,19 @@ void RowKernelWriter::findCenteredMoments(linalg::GenericOp first) {
       continue;
     std::string n = std::to_string(moments.size());
     CenteredMoment moment{a, m, *add, "msum" + n, "msquares" + n};
-    src += "  double " + moment.sum + " = 0.0, " + moment.squares + " = 0.0;\n";
+    // The f64 sum of a that the mean comes from, if the pass takes it.
+    for (auto [r, acc] : passSums)
+      if (succeeded(sumOfInput(r)) && r.getDpsInputs()[0] == a &&
+          r.getIndexingMapsArray().front().isIdentity() &&
+          r.getIndexingMapsArray() == h.getIndexingMapsArray() &&
+          elementOf(r.getResult(0)).isF64()) {
+        moment.sum = acc;
+        moment.passSum = true;
+        break;
+      }
+    src += "  double " +
+           (moment.passSum ? "" : moment.sum + " = 0.0, ") +
+           moment.squares + " = 0.0;\n";
     moments.insert({h.getOperation(), moment});
   }
 }
@@ -112,8 +126,10 @@ LogicalResult RowKernelWriter::accumulateMoments(ElementEvaluator &eval,
     if (failed(a))
       return failure();
     eval.getWriter().append(
-        "    " + moment.sum + " = " + moment.add.combine(moment.sum, *a) +
-        ";\n    " + moment.squares + " = " +
+        (moment.passSum ? ""
+                        : "    " + moment.sum + " = " +
+                              moment.add.combine(moment.sum, *a) + ";\n") +
+        "    " + moment.squares + " = " +
         moment.add.combine(moment.squares, *a + " * " + *a) + ";\n");
   }
   return success();
@@ -122,7 +138,8 @@ LogicalResult RowKernelWriter::accumulateMoments(ElementEvaluator &eval,
 void RowKernelWriter::addMomentAccumulators(
     SmallVectorImpl<PassAccumulator> &accs) const {
   for (auto &[op, moment] : moments) {
-    accs.push_back({moment.add, "double", moment.sum});
+    if (!moment.passSum)
+      accs.push_back({moment.add, "double", moment.sum});
     accs.push_back({moment.add, "double", moment.squares});
   }
 }

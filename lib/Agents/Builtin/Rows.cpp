@@ -344,8 +344,12 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
   }
   // The first pass also sums what the centered moments need.
   bool firstPass = reductions == 0;
-  if (firstPass)
-    findCenteredMoments(g);
+  if (firstPass) {
+    SmallVector<std::pair<linalg::GenericOp, std::string>> sums;
+    for (PassReduction &r : pass)
+      sums.push_back({r.op, r.acc});
+    findCenteredMoments(g, sums);
+  }
   // Whole-row values these reductions read that later passes may read again.
   SmallVector<Value> capture;
   if (cache)

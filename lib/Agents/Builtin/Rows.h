@@ -179,8 +179,11 @@ private:
   // RowMoments.cpp: centered second moments from the first pass.
   /// The reductions of `sum((a - m)^2)` form in f64, `m` a value per row
   /// (a batch norm's variance): `moments`, with the first pass's
-  /// accumulators of `a` and `a * a`.
-  void findCenteredMoments(linalg::GenericOp first);
+  /// accumulators of `a` and `a * a`; a reduction of the pass (`passSums`:
+  /// each with its accumulator) that sums `a` already is `a`'s.
+  void findCenteredMoments(
+      linalg::GenericOp first,
+      ArrayRef<std::pair<linalg::GenericOp, std::string>> passSums);
   /// Each moment's `a` and `a * a` at the element `idx` of the first pass,
   /// added to their accumulators.
   LogicalResult accumulateMoments(ElementEvaluator &eval,
@@ -282,6 +285,8 @@ private:
     Value a, m;
     Combiner add;
     std::string sum, squares;
+    /// Whether `sum` is a reduction of the pass's (not accumulated here).
+    bool passSum = false;
   };
   llvm::MapVector<Operation *, CenteredMoment> moments;
   /// A split row's prefix of the apply kernel, and the finish kernel's
