@@ -129,3 +129,17 @@ unsigned cuda_agent::writeConcatsInParts(Operation *root) {
     rewritten += writeInParts(concat, rewriter);
   return rewritten;
 }
+
+bool cuda_agent::hasPartIndex(AffineMap outMap) {
+  return llvm::any_of(outMap.getResults(),
+                      [](AffineExpr e) { return isa<AffineConstantExpr>(e); });
+}
+
+AffineMap cuda_agent::withoutPartIndices(AffineMap outMap) {
+  SmallVector<AffineExpr> results;
+  for (AffineExpr result : outMap.getResults())
+    if (!isa<AffineConstantExpr>(result))
+      results.push_back(result);
+  return AffineMap::get(outMap.getNumDims(), outMap.getNumSymbols(), results,
+                        outMap.getContext());
+}

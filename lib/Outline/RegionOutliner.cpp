@@ -362,9 +362,7 @@ bool writesParts(const Group &group) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     return linalgOp &&
            llvm::any_of(linalgOp.getDpsInitsMutable(), [&](OpOperand &init) {
-             return llvm::any_of(
-                 linalgOp.getMatchingIndexingMap(&init).getResults(),
-                 [](AffineExpr e) { return isa<AffineConstantExpr>(e); });
+             return hasPartIndex(linalgOp.getMatchingIndexingMap(&init));
            });
   });
 }

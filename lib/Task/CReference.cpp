@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Task/CReference.h"
+#include "cuda-agent/Outline/ConcatParts.h"
 #include "cuda-agent/Task/CudaExpr.h"
 #include "cuda-agent/Task/LinalgRegion.h"
 #include "cuda-agent/Task/RegionModule.h"
@@ -42,8 +43,7 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
   // constant index, ConcatParts.h) share their init's array: each writes its
   // part of the one result.
   auto writesPart = [](linalg::GenericOp g, OpOperand &init) {
-    return llvm::any_of(g.getMatchingIndexingMap(&init).getResults(),
-                        [](AffineExpr e) { return isa<AffineConstantExpr>(e); });
+    return hasPartIndex(g.getMatchingIndexingMap(&init));
   };
   for (linalg::GenericOp g : llvm::reverse(region.generics))
     for (OpOperand &init : g.getDpsInitsMutable()) {

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TorchWriter.h"
+#include "cuda-agent/Outline/ConcatParts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -306,17 +307,10 @@ LogicalResult TorchWriter::writeGeneric(linalg::GenericOp g) {
   SmallVector<int64_t> ranges = g.getStaticLoopRanges();
   // An output map may hold part indices (constants: the part of a
   // concatenation the op writes in place, ConcatParts.h).
-  auto withoutParts = [](AffineMap map) {
-    SmallVector<AffineExpr> results;
-    for (AffineExpr e : map.getResults())
-      if (!isa<AffineConstantExpr>(e))
-        results.push_back(e);
-    return AffineMap::get(map.getNumDims(), 0, results, map.getContext());
-  };
   for (OpOperand &operand : g->getOpOperands()) {
     AffineMap map = g.getMatchingIndexingMap(&operand);
     if (g.isDpsInit(&operand) && g.getNumReductionLoops() == 0)
-      map = withoutParts(map);
+      map = withoutPartIndices(map);
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
       return fail("an indexing map that is not a projected permutation (" +
                   llvm::formatv("{0}", g.getMatchingIndexingMap(&operand))
@@ -439,7 +433,7 @@ LogicalResult TorchWriter::writeGeneric(linalg::GenericOp g) {
     OpOperand *init = g.getDpsInitOperand(r);
     AffineMap outMap = g.getMatchingIndexingMap(init);
     SmallVector<unsigned> outDims =
-        resultDims(reduction ? outMap : withoutParts(outMap));
+        resultDims(reduction ? outMap : withoutPartIndices(outMap));
     if (!reduction) {
       FailureOr<LoopValue> v = valueOf(yielded);
       if (failed(v))

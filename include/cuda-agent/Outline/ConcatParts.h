@@ -22,6 +22,7 @@
 #ifndef CUDA_AGENT_OUTLINE_CONCATPARTS_H
 #define CUDA_AGENT_OUTLINE_CONCATPARTS_H
 
+#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Operation.h"
 
 namespace mlir::cuda_agent {
@@ -32,6 +33,13 @@ namespace mlir::cuda_agent {
 /// alone reads and whose body does not read its init, into its parts written
 /// in place (above). Returns the number of concatenations rewritten.
 unsigned writeConcatsInParts(Operation *root);
+
+/// Whether an output map holds a part index (a constant result): its op
+/// writes one part of a concatenation in place.
+bool hasPartIndex(AffineMap outMap);
+
+/// `outMap` without its part indices (the map of the part itself).
+AffineMap withoutPartIndices(AffineMap outMap);
 
 } // namespace mlir::cuda_agent
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ElementEvaluator.h"
+#include "cuda-agent/Outline/ConcatParts.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -37,16 +38,6 @@ static FailureOr<bool> isInPart(AffineMap outMap, ArrayRef<std::string> idx,
     inPart &= at == part.getValue();
   }
   return inPart;
-}
-
-/// `outMap` without its part indices.
-static AffineMap dropPartIndices(AffineMap outMap) {
-  SmallVector<AffineExpr> results;
-  for (AffineExpr result : outMap.getResults())
-    if (!isa<AffineConstantExpr>(result))
-      results.push_back(result);
-  return AffineMap::get(outMap.getNumDims(), outMap.getNumSymbols(), results,
-                        outMap.getContext());
 }
 
 /// `idx` without the indices at `outMap`'s part indices.
@@ -115,7 +106,7 @@ FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
     }
     return valueAt(init, idx, why);
   }
-  outMap = dropPartIndices(outMap);
+  outMap = withoutPartIndices(outMap);
   if (!outMap.isPermutation()) {
     why = "an output indexing map that is not a permutation";
     return failure();
