@@ -23,9 +23,9 @@ from pathlib import Path
 # has), the torch op and its inputs' shapes.
 OPS = {
     "relu": (["flat-v4-t256", "flat-v4-t512"], "relu", [(4096, 393216)]),
-    "softmax": (["rows-g1024-b1024-v4", "cluster16-b256-v4-staged",
-                 "cluster8-b1024-v4-staged-bulk", "cluster8-b512-v4-staged-bulk",
-                 "cluster16-b256-v4-staged-bulk", "cluster16-b512-v4-staged-bulk"],
+    "softmax": (["rows-g1024-b1024-v4", "cluster8-b1024-v4-staged",
+                 "exchange16-b512-v4-staged", "exchange24-b256-v4-staged",
+                 "exchange39-b256-v4-staged"],
                 "softmax", [(4096, 393216)]),
     "sum_mid": (["sliced-s16", "sliced-s8-w8", "sliced-s16-w8", "sliced-s8-w16",
                  "sliced-s4-w16"], "sum_mid", [(128, 4096, 4095)]),

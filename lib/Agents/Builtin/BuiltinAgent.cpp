@@ -42,7 +42,7 @@ ArrayRef<const Strategy *> cuda_agent::builtin::getStrategies() {
   // before its general one.
   static const Strategy *const strategies[] = {
       &getConvStrategy(),            &getMatmulStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
-      &getScanChainStrategy(),       &getBlockScanStrategy(),       &getRowsClusterStrategy(),     &getRowsSplitStrategy(),       &getRowsStrategy(),
+      &getScanChainStrategy(),       &getBlockScanStrategy(),       &getRowsClusterStrategy(),     &getRowsExchangeStrategy(),    &getRowsSplitStrategy(),       &getRowsStrategy(),
       &getRowsClusterStagedStrategy(), &getSerialReductionStrategy(),
   };
   return strategies;

@@ -23,30 +23,6 @@ LogicalResult RowKernelWriter::writeOnlineSoftmax(linalg::GenericOp max,
                                                   const Combiner &maxOf,
                                                   StringRef m, unsigned n) {
   std::string s = "sum" + std::to_string(n);
-  src += llvm::formatv("  float {0} = {1}, {2} = 0.0f;\n", m, maxOf.identity, s)
-             .str();
-  Value x = max.getDpsInputs()[0];
-  FailureOr<std::string> loop = writePass(
-      [&](ElementEvaluator &eval, int, ArrayRef<std::string> idx,
-          std::string &why) -> LogicalResult {
-        FailureOr<std::string> e = eval.valueAt(x, idx, why);
-        if (failed(e))
-          return failure();
-        eval.getWriter().append(
-            llvm::formatv("    if ({0} > {1}) {{\n"
-                          "      {2} = {2} * expf({1} - {0}) + 1.0f;\n"
-                          "      {1} = {0};\n"
-                          "    } else {{\n"
-                          "      {2} += {0} == {1} ? 1.0f : expf({0} - {1});\n"
-                          "    }\n",
-                          *e, m, s)
-                .str());
-        return success();
-      },
-      known);
-  if (failed(loop))
-    return failure();
-  src += *loop;
   // Merging (m, s) with (mo, so): both sums rescaled to max(m, mo); equal
   // maxima (-inf included) keep their sums as they are.
   auto merge = [&](StringRef mo, StringRef so) {
@@ -68,22 +44,54 @@ LogicalResult RowKernelWriter::writeOnlineSoftmax(linalg::GenericOp max,
                     m, s)
           .str() +
       merge("mo", "so") + "  }\n";
-  src += warpMerge;
-  if (group > 32)
-    src += llvm::formatv("  __shared__ float part{0}[32], parts{0}[32];\n"
-                         "  if (t % 32 == 0) {{\n"
-                         "    part{0}[t / 32] = {1};\n"
-                         "    parts{0}[t / 32] = {2};\n"
-                         "  }\n"
-                         "  __syncthreads();\n"
-                         "  {1} = part{0}[0];\n"
-                         "  {2} = parts{0}[0];\n"
-                         "  for (int w = 1; w < {3}; ++w) {{\n",
-                         n, m, s, group / 32)
-               .str() +
-           merge("part" + std::to_string(n) + "[w]",
-                 "parts" + std::to_string(n) + "[w]") +
-           "  }\n";
+  FailureOr<bool> stagedPass = false;
+  if (staged && exchange) {
+    stagedPass = writeStagedSoftmax(max, sum, maxOf, m, s, n);
+    if (failed(stagedPass))
+      return failure();
+  }
+  if (!*stagedPass) {
+    src += llvm::formatv("  float {0} = {1}, {2} = 0.0f;\n", m, maxOf.identity, s)
+               .str();
+    Value x = max.getDpsInputs()[0];
+    FailureOr<std::string> loop = writePass(
+        [&](ElementEvaluator &eval, int, ArrayRef<std::string> idx,
+            std::string &why) -> LogicalResult {
+          FailureOr<std::string> e = eval.valueAt(x, idx, why);
+          if (failed(e))
+            return failure();
+          eval.getWriter().append(
+              llvm::formatv("    if ({0} > {1}) {{\n"
+                            "      {2} = {2} * expf({1} - {0}) + 1.0f;\n"
+                            "      {1} = {0};\n"
+                            "    } else {{\n"
+                            "      {2} += {0} == {1} ? 1.0f : expf({0} - {1});\n"
+                            "    }\n",
+                            *e, m, s)
+                  .str());
+          return success();
+        },
+        known);
+    if (failed(loop))
+      return failure();
+    src += *loop;
+    src += warpMerge;
+    if (group > 32)
+      src += llvm::formatv("  __shared__ float part{0}[32], parts{0}[32];\n"
+                           "  if (t % 32 == 0) {{\n"
+                           "    part{0}[t / 32] = {1};\n"
+                           "    parts{0}[t / 32] = {2};\n"
+                           "  }\n"
+                           "  __syncthreads();\n"
+                           "  {1} = part{0}[0];\n"
+                           "  {2} = parts{0}[0];\n"
+                           "  for (int w = 1; w < {3}; ++w) {{\n",
+                           n, m, s, group / 32)
+                 .str() +
+             merge("part" + std::to_string(n) + "[w]",
+                   "parts" + std::to_string(n) + "[w]") +
+             "  }\n";
+  }
   if (cluster > 1)
     writeClusterCombine("float", {m.str(), s},
                         [&](ArrayRef<std::string>, ArrayRef<std::string> other) {
@@ -121,9 +129,84 @@ LogicalResult RowKernelWriter::writeOnlineSoftmax(linalg::GenericOp max,
              .str();
   known[max.getResult(0)] = maxResult;
   known[sum.getResult(0)] = sumResult;
+  if (*stagedPass)
+    // The chunk holds exp(x - the block's max): times exp(the block's max
+    // - the row's), it is exp(x - the row's max) (writeStagedSoftmax).
+    src += llvm::formatv("  const float fac{0} = {1}loc == {2} ? 1.0f : "
+                         "expf({1}loc - {2});\n",
+                         n, m, maxResult)
+               .str();
   if (inFinish) {
     finishValues.push_back({maxResult, "float"});
     finishValues.push_back({sumResult, "float"});
   }
   return success();
+}
+
+FailureOr<bool> RowKernelWriter::writeStagedSoftmax(linalg::GenericOp max,
+                                                    linalg::GenericOp sum,
+                                                    const Combiner &maxOf,
+                                                    StringRef m, StringRef s,
+                                                    unsigned n) {
+  // x must be a staged input that only the max and the exponentials read
+  // (the exponentials are written over it).
+  Value x = max.getDpsInputs()[0];
+  Value exps = sum.getDpsInputs()[0];
+  auto *input = llvm::find(region.inputs, x);
+  if (input == region.inputs.end())
+    return false;
+  auto array = stagedInputs.find(unsigned(input - region.inputs.begin()));
+  if (array == stagedInputs.end() || !elementOf(exps).isF32())
+    return false;
+  for (Operation *user : x.getUsers())
+    if (user != max && user != exps.getDefiningOp() &&
+        llvm::is_contained(region.generics, user))
+      return false;
+  // The block's max, then exp(x - max) over the chunk and its sum (an
+  // element equal to the max is 1, as in the online pass), each across the
+  // block; then the pair is exchanged as the online pass's is.
+  std::string vec = llvm::formatv("ca_vec<float, {0}>", vector).str();
+  std::string at = llvm::formatv("reinterpret_cast<{0} *>({1} + (c - begin))",
+                                 vec, array->second)
+                       .str();
+  std::string maxLanes, expLanes;
+  for (int l = 0; l < vector; ++l) {
+    std::string lane = "v.v[" + std::to_string(l) + "]";
+    maxLanes += "    " + m.str() + " = " + maxOf.combine(m, lane) + ";\n";
+    expLanes += llvm::formatv("    {0} = {0} == {1} ? 1.0f : expf({0} - {1});\n"
+                              "    {2} += {0};\n",
+                              lane, m, s)
+                    .str();
+  }
+  std::string maxPart = "bm" + std::to_string(n);
+  std::string sumPart = "bs" + std::to_string(n);
+  auto blockCombine = [&](StringRef value, StringRef part,
+                          llvm::function_ref<std::string(StringRef)> with) {
+    std::string text = "  for (int o = 16; o > 0; o /= 2)\n    " + value.str() +
+                       " = " +
+                       with("__shfl_xor_sync(0xffffffffu, " + value.str() +
+                            ", o)") +
+                       ";\n";
+    if (group > 32)
+      text += llvm::formatv("  __shared__ float {0}[32];\n"
+                            "  if (t % 32 == 0)\n    {0}[t / 32] = {1};\n"
+                            "  __syncthreads();\n"
+                            "  {1} = {0}[0];\n"
+                            "  for (int w = 1; w < {2}; ++w)\n    {1} = {3};\n",
+                            part, value, group / 32, with(part.str() + "[w]"))
+                  .str();
+    return text;
+  };
+  src += llvm::formatv("  float {0} = {1};\n", m, maxOf.identity).str() +
+         stepLoop + "    const " + vec + " v = *" + at + ";\n" + maxLanes +
+         "  }\n" +
+         blockCombine(m, maxPart,
+                      [&](StringRef o) { return maxOf.combine(m, o); }) +
+         llvm::formatv("  float {0} = 0.0f;\n", s).str() + stepLoop + "    " +
+         vec + " v = *" + at + ";\n" + expLanes + "    *" + at + " = v;\n  }\n" +
+         blockCombine(s, sumPart,
+                      [&](StringRef o) { return s.str() + " + " + o.str(); }) +
+         llvm::formatv("  const float {0}loc = {0};\n", m).str();
+  stagedTensors[exps] = {array->second, "fac" + std::to_string(n)};
+  return true;
 }

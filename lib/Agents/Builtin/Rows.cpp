@@ -32,7 +32,7 @@ RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
     : region(region), rs(rs), group(plan.group),
       blockThreads(plan.blockThreads), vector(plan.vector), cache(plan.cache),
       splits(plan.splits), stream(plan.stream), cluster(plan.cluster),
-      staged(plan.staged), why(why) {
+      staged(plan.staged), exchange(plan.exchange), why(why) {
   step = int64_t(group) * vector;
   per = (rs.cols + step - 1) / step;
   split = splits > 1;
@@ -53,7 +53,8 @@ FailureOr<Variant> RowKernelWriter::write() {
     return failure();
   src =
       getPrelude().str() + "\n" +
-      kernelSignature(region, split ? "partial" : "rows", blockThreads, split) +
+      kernelSignature(region, split ? "partial" : "rows", blockThreads,
+                      split || exchange) +
       " {\n";
   if (split)
     writeChunkHeader();
@@ -150,6 +151,7 @@ RowKernelWriter::writePass(EmitFn emit,
   eval.known = known;
   int lane = 0;
   llvm::DenseMap<unsigned, std::string> loaded;
+  llvm::DenseMap<Value, std::string> stagedLoads;
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     std::string ref = "in" + std::to_string(i);
     Type type = elementOf(region.inputs[i]);
@@ -201,6 +203,17 @@ RowKernelWriter::writePass(EmitFn emit,
     eval.knownAt.clear();
     for (auto &[tensor, array] : cachedTensors)
       eval.knownAt[tensor] = {idx, array + "[j][" + std::to_string(lane) + "]"};
+    for (auto &[tensor, staging] : stagedTensors) {
+      // A whole-row tensor kept in the staged chunk, times a value per row.
+      Type type = elementOf(tensor);
+      if (lane == 0)
+        stagedLoads[tensor] = loadVector(writer, type, vector,
+                                         staging.first + " + (c - begin)",
+                                         false);
+      eval.knownAt[tensor] = {idx, "(" +
+                                       laneOf(type, stagedLoads[tensor], lane) +
+                                       " * " + staging.second + ")"};
+    }
     if (failed(emit(eval, lane, idx, why)))
       return failure();
     for (auto [k, tensor] : llvm::enumerate(capture)) {
@@ -310,9 +323,11 @@ LogicalResult RowKernelWriter::writeReduction(linalg::GenericOp g) {
   // A row streamed from memory (not in registers): the max and the sum of
   // exp(x - max) in one pass, the sum rescaled whenever the max grows.
   // (A row staged in shared memory is read again cheaply: the plain passes
-  // have no branches.)
+  // have no branches; but where the blocks of a row exchange through memory,
+  // each combination is a wait for the row's slowest block: one, not two.)
   if (linalg::GenericOp sum;
-      !cache && !staged && group > 1 && first->ctype == "float" &&
+      !cache && (!staged || exchange) && group > 1 &&
+      first->ctype == "float" &&
       (sum = findExpSum(region, g, first->combiner))) {
     computedEarlier.insert(sum);
     if (failed(writeOnlineSoftmax(g, sum, first->combiner,
@@ -461,9 +476,7 @@ LogicalResult RowKernelWriter::writePerRowOutputs() {
     if (failed(body))
       return failure();
     // A cluster row's values are in every block: the first one writes.
-    std::string first =
-        cluster > 1 ? " && blockIdx.x % " + std::to_string(cluster) + " == 0"
-                    : "";
+    std::string first = cluster > 1 ? " && part == 0" : "";
     src += *body + "  if (t == 0" + first + ")\n    out" + std::to_string(o) +
            "[row] = " + storeAs(elementOf(out), *value) + ";\n";
   }

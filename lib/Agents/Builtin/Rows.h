@@ -101,7 +101,11 @@ linalg::GenericOp findExpSum(const LinalgRegion &region, linalg::GenericOp max,
 /// block per chunk: the blocks combine their reductions through distributed
 /// shared memory in one launch, and the row's later passes read the chunk
 /// from shared memory when `staged` (the row read from memory once), else
-/// from memory again (mostly L2).
+/// from memory again (mostly L2). With `exchange` as well, the `cluster`
+/// blocks of a row are any blocks of the launch, on any chip: each block
+/// takes the next ticket of a counter in the workspace (its row and chunk),
+/// and the blocks of a row exchange their reductions through the workspace,
+/// each waiting until all have published (RowsCluster.cpp).
 struct RowPlan {
   int group, blockThreads, vector;
   bool cache = false;
@@ -109,6 +113,7 @@ struct RowPlan {
   bool stream = false;
   int cluster = 1;
   bool staged = false;
+  bool exchange = false;
 };
 
 /// The variant `plan` gives for the row program `rs` of `region`.
@@ -175,6 +180,14 @@ private:
   LogicalResult writeOnlineSoftmax(linalg::GenericOp max, linalg::GenericOp sum,
                                    const Combiner &maxOf, StringRef m,
                                    unsigned n);
+  /// The same over a chunk staged in shared memory whose blocks exchange
+  /// through the workspace: the block's max, then its exponentials written
+  /// over the chunk and their sum, then one exchange of the pair (false: x
+  /// is not a staged input).
+  FailureOr<bool> writeStagedSoftmax(linalg::GenericOp max,
+                                     linalg::GenericOp sum,
+                                     const Combiner &maxOf, StringRef m,
+                                     StringRef s, unsigned n);
 
   // RowMoments.cpp: centered second moments from the first pass.
   /// The reductions of `sum((a - m)^2)` form in f64, `m` a value per row
@@ -209,6 +222,13 @@ private:
       llvm::function_ref<std::string(ArrayRef<std::string>,
                                      ArrayRef<std::string>)>
           merge);
+  /// writeClusterCombine() where the blocks exchange through the workspace
+  /// (exchange): `slot` names the block's shared array of the result.
+  void writeExchangeCombine(
+      StringRef ctype, StringRef slot, ArrayRef<std::string> values,
+      llvm::function_ref<std::string(ArrayRef<std::string>,
+                                     ArrayRef<std::string>)>
+          merge);
   /// The variant of a cluster row.
   Variant makeClusterVariant() const;
 
@@ -239,6 +259,7 @@ private:
   bool stream;
   int cluster;
   bool staged;
+  bool exchange;
   std::string &why;
 
   int64_t step, per;
@@ -254,6 +275,9 @@ private:
   int64_t stagedBytes = 0;
   /// Cross-block combinations written so far (cluster).
   unsigned clusterCombines = 0;
+  /// The exchange's workspace: the ticket and a counter per row, then each
+  /// combination's values, an array of rows x blocks per value.
+  int64_t exchangeBytes = 0;
   /// The source written so far.
   std::string src;
   SmallVector<std::string> rowIdx;
@@ -274,6 +298,11 @@ private:
   /// The whole-row inputs a cluster block keeps its chunk of in shared
   /// memory (staged): input number to its array.
   llvm::DenseMap<unsigned, std::string> stagedInputs;
+  /// Whole-row tensors a pass wrote over a staged chunk, each read back as
+  /// (array, factor): its element times the factor, a value per row (a
+  /// softmax's exponentials against the block's own max, rescaled to the
+  /// row's).
+  llvm::DenseMap<Value, std::pair<std::string, std::string>> stagedTensors;
   unsigned reductions = 0;
   /// Reductions computed in an earlier reduction's pass: a softmax's sum
   /// with its max (online softmax), an independent reduction with the one

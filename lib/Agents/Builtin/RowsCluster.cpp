@@ -1,16 +1,28 @@
-//===- RowsCluster.cpp - A row over the blocks of a thread-block cluster --===//
+//===- RowsCluster.cpp - A row over several blocks of one launch ----------===//
 //
-// On sm_90 the blocks of a thread-block cluster run at the same time and
-// read each other's shared memory (distributed shared memory). A row that is
-// too long for one block is cut into one chunk per block of a cluster
-// (`__cluster_dims__`, so a plain launch makes the clusters): each block
-// reduces its chunk, the blocks exchange their partials through distributed
-// shared memory and combine them in rank order (every block ends with the
-// same value, the same bits), and the row's later passes run in the same
-// launch. Staged, each block first copies its chunk of the row's inputs into
-// shared memory (a 1.5 MB row fits 8 blocks of 192 KB), so the row is read
-// from memory once and written once; otherwise later passes read the chunk
-// from memory again, mostly from L2 while the cluster's row is recent.
+// A row that is too long for one block is cut into one chunk per block of a
+// group of blocks: each block reduces its chunk, the blocks exchange their
+// partials and combine them in rank order (every block ends with the same
+// value, the same bits), and the row's later passes run in the same launch.
+// Staged, each block first copies its chunk of the row's inputs into shared
+// memory, so the row is read from memory once and written once; otherwise
+// later passes read the chunk from memory again, mostly from L2 while the
+// row is recent.
+//
+// The group is either a thread-block cluster (sm_90: `__cluster_dims__`, so
+// a plain launch makes the clusters), whose blocks run at the same time and
+// read each other's shared memory (distributed shared memory); or, with
+// `exchange`, any blocks of the launch, on any chip. An exchanged row's
+// blocks take their rows and chunks in the order they start, by a ticket
+// counter in the workspace, and publish their partials in the workspace,
+// then wait for the row's other blocks: a block waits only for blocks that
+// have started or that will start once blocks of earlier rows finish, so
+// the launch cannot deadlock while a row's blocks fit the GPU at once (the
+// strategy offers at most a quarter of the resident blocks per row; a wait
+// past two seconds traps rather than hangs). A first launch zeroes the
+// counters. Not bound to a cluster's 8 or 16 SMs of one GPC, an exchanged
+// row takes chunks small enough for several blocks per SM, so one block's
+// loads overlap another's waits and stores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +67,37 @@ __device__ __forceinline__ double ca_cluster_load(const double *p, unsigned rank
 }
 )";
 
+/// The exchange's primitives: the wait for a counter to reach `target`
+/// (acquire: the values published before the arrivals counted are visible
+/// after it), trapping after two seconds, and the loads of published values
+/// from L2 (no L1: other SMs wrote them).
+static constexpr const char *kExchangeHelpers = R"(
+__device__ __forceinline__ void ca_exchange_arrive(unsigned *counter) {
+  __threadfence();
+  atomicAdd(counter, 1u);
+}
+__device__ __forceinline__ unsigned long long ca_exchange_clock() {
+  unsigned long long ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+}
+__device__ __forceinline__ void ca_exchange_wait(const unsigned *counter, unsigned target) {
+  const unsigned long long start = ca_exchange_clock();
+  for (;;) {
+    unsigned seen;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                 : "=r"(seen) : "l"(counter) : "memory");
+    if (seen >= target)
+      return;
+    if (ca_exchange_clock() - start > 2000000000ull)
+      __trap();
+    __nanosleep(64);
+  }
+}
+__device__ __forceinline__ float ca_exchange_load(const float *p) { return __ldcg(p); }
+__device__ __forceinline__ double ca_exchange_load(const double *p) { return __ldcg(p); }
+)";
+
 LogicalResult RowKernelWriter::checkCluster() {
   if (cache || split) {
     why = "a cluster row keeps no row in registers and is not split";
@@ -70,18 +113,37 @@ LogicalResult RowKernelWriter::checkCluster() {
 }
 
 void RowKernelWriter::writeClusterHeader() {
-  // The helpers before the kernel, the cluster's shape on it.
+  // The helpers before the kernel; a cluster's shape on it, or the ticket.
   StringRef global = "extern \"C\" __global__ void ";
   size_t at = src.rfind(global.str());
-  src.insert(at + global.size(),
-             llvm::formatv("__cluster_dims__({0}, 1, 1) ", cluster).str());
-  src.insert(at, std::string(kClusterHelpers).substr(1) + "\n");
-  src += llvm::formatv("  const long long row = blockIdx.x / {0};\n"
-                       "  const int t = threadIdx.x;\n"
-                       "  const long long begin = (blockIdx.x % {0}) * {1}LL;\n"
-                       "  const long long end = begin + {1}LL < {2}LL ? begin "
-                       "+ {1}LL : {2}LL;\n",
-                       cluster, chunk, rs.cols)
+  if (exchange) {
+    src.insert(at, std::string(kExchangeHelpers).substr(1) + "\n");
+    src += llvm::formatv(
+               "  __shared__ unsigned ca_ticket;\n"
+               "  if (threadIdx.x == 0)\n"
+               "    ca_ticket = atomicAdd(reinterpret_cast<unsigned "
+               "*>(workspace), 1u);\n"
+               "  __syncthreads();\n"
+               "  const long long row = ca_ticket / {0}u;\n"
+               "  const long long part = ca_ticket % {0}u;\n",
+               cluster)
+               .str();
+    // The ticket, then a counter per row.
+    exchangeBytes = llvm::alignTo(4 * (1 + rs.rows), 8);
+  } else {
+    src.insert(at + global.size(),
+               llvm::formatv("__cluster_dims__({0}, 1, 1) ", cluster).str());
+    src.insert(at, std::string(kClusterHelpers).substr(1) + "\n");
+    src += llvm::formatv("  const long long row = blockIdx.x / {0};\n"
+                         "  const long long part = blockIdx.x % {0};\n",
+                         cluster)
+               .str();
+  }
+  src += llvm::formatv("  const int t = threadIdx.x;\n"
+                       "  const long long begin = part * {0}LL;\n"
+                       "  const long long end = begin + {0}LL < {1}LL ? begin "
+                       "+ {0}LL : {1}LL;\n",
+                       chunk, rs.cols)
              .str();
   stepLoop = llvm::formatv("#pragma unroll 4\n"
                            "  for (long long c = begin + (long long)t * {0}; "
@@ -142,6 +204,8 @@ void RowKernelWriter::writeClusterCombine(
   // Thread 0 publishes the block's values; after the cluster barrier every
   // thread combines the blocks' values in rank order.
   std::string slot = "cl" + std::to_string(clusterCombines++);
+  if (exchange)
+    return writeExchangeCombine(ctype, slot, values, merge);
   src += llvm::formatv("  __shared__ {0} {1}[{2}];\n  if (t == 0) {{\n", ctype,
                        slot, values.size())
              .str();
@@ -165,7 +229,93 @@ void RowKernelWriter::writeClusterCombine(
   src += merge(values, others) + "  }\n";
 }
 
+void RowKernelWriter::writeExchangeCombine(
+    StringRef ctype, StringRef slot, ArrayRef<std::string> values,
+    llvm::function_ref<std::string(ArrayRef<std::string>,
+                                   ArrayRef<std::string>)>
+        merge) {
+  // Thread 0 publishes the block's values (an array of rows x blocks per
+  // value), arrives at the row's counter and waits for the row's other
+  // blocks' arrivals at this combination (each block arrives once per
+  // combination, after its wait for the one before). Then every warp
+  // combines the row's values: lane l those of ranks l, l + 32, ... in
+  // order, then the lanes by a butterfly of shuffles, merging only lanes
+  // below the block count. Lane 0's partner at each step is the lowest lane
+  // of its half, so lane 0 ends with every rank's values, combined in the
+  // same order in every warp of every block of the row, and hands them to
+  // its warp. (No shuffle is in divergent code.)
+  int64_t size = ctype == "double" ? 8 : 4;
+  std::string publish, loads, moreLoads, shuffles, broadcast;
+  SmallVector<std::string> others;
+  for (auto [k, value] : llvm::enumerate(values)) {
+    exchangeBytes = llvm::alignTo(exchangeBytes, size);
+    std::string at = llvm::formatv("reinterpret_cast<{0} *>(workspace + {1})"
+                                   "[row * {2} + ",
+                                   ctype, exchangeBytes, cluster)
+                         .str();
+    exchangeBytes += rs.rows * cluster * size;
+    others.push_back(slot.str() + "o" + std::to_string(k));
+    publish += "    " + at + "part] = " + value + ";\n";
+    loads += "    " + value + " = ca_exchange_load(&" + at + "lane]);\n";
+    moreLoads +=
+        llvm::formatv("      const {0} {1} = ca_exchange_load(&{2}r]);\n",
+                      ctype, others[k], at)
+            .str();
+    shuffles += llvm::formatv("    const {0} {1} = __shfl_xor_sync(0xffffffffu, "
+                              "{2}, o);\n",
+                              ctype, others[k], value)
+                    .str();
+    broadcast +=
+        llvm::formatv("  {0} = __shfl_sync(0xffffffffu, {0}, 0);\n", value)
+            .str();
+  }
+  auto indent = [](const std::string &text) {
+    std::string out;
+    for (StringRef line : llvm::split(StringRef(text).rtrim('\n'), '\n'))
+      out += "  " + line.str() + "\n";
+    return out;
+  };
+  src += "  if (t == 0) {\n" + publish +
+         "    unsigned *counter = reinterpret_cast<unsigned *>(workspace) + 1 "
+         "+ row;\n"
+         "    ca_exchange_arrive(counter);\n" +
+         llvm::formatv("    ca_exchange_wait(counter, {0}u);\n",
+                       clusterCombines * cluster)
+             .str() +
+         "  }\n  __syncthreads();\n" +
+         (clusterCombines == 1 ? "  const int lane = t % 32;\n" : "") +
+         llvm::formatv("  if (lane < {0}) {{\n", cluster).str() + loads +
+         llvm::formatv("    for (int r = lane + 32; r < {0}; r += 32) {{\n",
+                       cluster)
+             .str() +
+         moreLoads + indent(merge(values, others)) + "    }\n  }\n" +
+         "  for (int o = 16; o > 0; o /= 2) {\n" + shuffles +
+         llvm::formatv("    if (lane < {0} && (lane ^ o) < {0}) {{\n", cluster)
+             .str() +
+         indent(merge(values, others)) + "    }\n  }\n" + broadcast;
+}
+
 Variant RowKernelWriter::makeClusterVariant() const {
+  if (exchange) {
+    // A first launch zeroes the ticket and the rows' counters.
+    std::string text =
+        src + "}\n\n" + kernelSignature(region, "reset", 256, true) +
+        llvm::formatv(" {{\n"
+                      "  const long long i = blockIdx.x * 256LL + threadIdx.x;\n"
+                      "  if (i <= {0}LL)\n"
+                      "    reinterpret_cast<unsigned *>(workspace)[i] = 0u;\n"
+                      "}\n",
+                      rs.rows)
+            .str();
+    return Variant{
+        llvm::formatv("exchange{0}-b{1}-v{2}{3}", cluster, blockThreads,
+                      vector, staged ? "-staged" : "")
+            .str(),
+        text,
+        {{"reset", {(rs.rows + 1 + 255) / 256, 1, 1}, {256, 1, 1}},
+         {"rows", {rs.rows * cluster, 1, 1}, {blockThreads, 1, 1}, stagedBytes}},
+        exchangeBytes};
+  }
   // No block leaves while another of its cluster may read its shared memory.
   std::string text = src;
   if (clusterCombines)
@@ -192,6 +342,17 @@ bool hasClusters(const GpuTarget &target) {
   return chip.consume_front("sm_") &&
          !chip.take_while(llvm::isDigit).getAsInteger(10, version) &&
          version >= 90;
+}
+
+/// The bytes per column of the region's whole-row inputs (those a staged
+/// block keeps its chunk of).
+int64_t wholeRowBytes(const LinalgRegion &region, const RowShape &rows) {
+  int64_t bytes = 0;
+  SmallVector<int64_t> full = rows.fullShape();
+  for (Value in : region.inputs)
+    if (shapeOf(in) == ArrayRef<int64_t>(full))
+      bytes += elementOf(in).getIntOrFloatBitWidth() / 8;
+  return bytes;
 }
 
 /// Whether the row kernels can split the region's rows over blocks
@@ -256,12 +417,7 @@ public:
       add(8, 1024);
       return;
     }
-    // The bytes per column of the whole-row inputs a block stages.
-    int64_t columnBytes = 0;
-    SmallVector<int64_t> full = rows.fullShape();
-    for (Value in : region.inputs)
-      if (shapeOf(in) == ArrayRef<int64_t>(full))
-        columnBytes += elementOf(in).getIntOrFloatBitWidth() / 8;
+    int64_t columnBytes = wholeRowBytes(region, rows);
     // The fewest blocks per row (at most 8, the portable cluster size)
     // whose chunks fit shared memory (less 4 KB for the reductions' own)
     // and whose clusters fill the SMs.
@@ -284,7 +440,56 @@ private:
   bool staged;
 };
 
+/// Rows too long for a block's registers (more than 256 KB of whole-row
+/// inputs), staged in the shared memory of blocks that exchange their
+/// reductions through the workspace: chunks of about 96, 64 and 40 KB (two,
+/// three and five blocks per SM), where a row's blocks are at most a quarter
+/// of those resident at once. Ahead of the block-per-row kernels, which read
+/// such a row from memory twice.
+class RowsExchangeStrategy final : public Strategy {
+public:
+  StringRef getName() const override { return "rows-exchange"; }
+
+  bool match(const LinalgRegion &region, std::string &why) const override {
+    if (isElementwise(region))
+      return false;
+    FailureOr<RowShape> rows = analyzeRows(region, why);
+    return succeeded(rows) && !rows->isInterleaved() &&
+           rows->cols * wholeRowBytes(region, *rows) > 256 * 1024;
+  }
+
+  void addVariants(const LinalgRegion &region, const GpuTarget &target,
+                   Precision, VariantList &list) const override {
+    std::string reason;
+    RowShape rows = *analyzeRows(region, reason);
+    int vector = widestVector(region, rows.innermostRun());
+    int64_t columnBytes = wholeRowBytes(region, rows);
+    for (auto [budget, threads] :
+         {std::pair<int64_t, int>{96 * 1024, 512}, {64 * 1024, 256},
+          {40 * 1024, 256}}) {
+      int64_t blocks = (rows.cols * columnBytes + budget - 1) / budget;
+      int64_t chunk =
+          ((rows.cols + blocks - 1) / blocks + vector - 1) / vector * vector;
+      int64_t perSm = std::min<int64_t>(
+          target.maxSharedBytesPerBlock / (chunk * columnBytes + 64),
+          2048 / threads);
+      if (blocks < 2 || blocks * 4 > perSm * target.smCount)
+        continue;
+      list.add(writeRows(region, rows,
+                         {threads, threads, vector, false, 1, false,
+                          int(blocks), /*staged=*/true, /*exchange=*/true},
+                         reason),
+               reason);
+    }
+  }
+};
+
 } // namespace
+
+const Strategy &cuda_agent::builtin::getRowsExchangeStrategy() {
+  static const RowsExchangeStrategy strategy;
+  return strategy;
+}
 
 const Strategy &cuda_agent::builtin::getRowsClusterStrategy() {
   static const RowsClusterStrategy strategy(/*staged=*/false);

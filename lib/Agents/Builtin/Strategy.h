@@ -127,6 +127,7 @@ const Strategy &getScanChainStrategy();
 const Strategy &getBlockScanStrategy();
 const Strategy &getRowsClusterStrategy();
 const Strategy &getRowsClusterStagedStrategy();
+const Strategy &getRowsExchangeStrategy();
 const Strategy &getRowsSplitStrategy();
 const Strategy &getRowsStrategy();
 const Strategy &getSerialReductionStrategy();
