@@ -1,6 +1,10 @@
 // Runs a builtin-agent CUDA kernel on the CPU for emulate_matmul.py: each
 // CUDA thread of a block is a std::thread, __syncthreads a std::barrier
-// (which a thread leaves when it returns),
+// (which a thread leaves when it returns), the blocks one after the other,
+// or, with CA_RESIDENT_BLOCKS defined (kernels whose blocks wait for each
+// other: the rows-exchange ones), that many at a time, each block a forked
+// process over buffers in shared memory (ca_host_vector) with atomics on
+// them,
 // __shared__ arrays statics (one block runs at a time), f16/bf16 clang's
 // _Float16/__bf16, and a warp's mma.sync m16n8k16 (f16, bf16) or m16n8k8
 // (tf32) an exchange of the lanes' fragments through memory laid out as the
@@ -8,8 +12,15 @@
 // cvt.rna.tf32 rounds as the PTX ISA says (a misaligned 16-byte copy makes
 // the run wrong). emulate_matmul.py replaces the
 // kernels' PTX helpers (ca_cp_async*, ca_tf32, ca_mma_tf32) by these.
+#include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstring>
 #include <algorithm>
 #include <thread>
@@ -173,27 +184,113 @@ inline void ca_mma_tf32(float *d, const unsigned *a, const unsigned *b) {
   __syncthreads();
 }
 
-/// Runs `kernel` over a grid, a block at a time, a std::thread per thread.
+/// Memory every block's process sees (MAP_SHARED), for the harness's
+/// buffers: a vector of it is a ca_host_vector.
+template <class T> struct SharedAllocator {
+  using value_type = T;
+  SharedAllocator() = default;
+  template <class U> SharedAllocator(const SharedAllocator<U> &) {}
+  T *allocate(size_t n) {
+    void *p = mmap(nullptr, n * sizeof(T) + 1, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      std::abort();
+    return static_cast<T *>(p);
+  }
+  void deallocate(T *p, size_t n) { munmap(p, n * sizeof(T) + 1); }
+  template <class U> bool operator==(const SharedAllocator<U> &) const { return true; }
+};
+template <class T> using ca_host_vector = std::vector<T, SharedAllocator<T>>;
+
+/// Device-scope atomics and fences over shared buffers.
+inline unsigned atomicAdd(unsigned *p, unsigned v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+/// The rows-exchange helpers (their PTX replaced): an arrival, a wait that
+/// aborts after a minute, a load of a published value.
+inline void ca_exchange_arrive(unsigned *counter) {
+  __threadfence();
+  atomicAdd(counter, 1u);
+}
+inline void ca_exchange_wait(const unsigned *counter, unsigned target) {
+  auto start = std::chrono::steady_clock::now();
+  while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < target) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(60)) {
+      std::fprintf(stderr, "ca_exchange_wait: no progress in 60 s\n");
+      std::abort();
+    }
+    std::this_thread::yield();
+  }
+}
+template <class T> T ca_exchange_load(const T *p) {
+  T v;
+  __atomic_load(p, &v, __ATOMIC_ACQUIRE);
+  return v;
+}
+
+/// Runs one block of `kernel`, a std::thread per thread.
+template <class Kernel> void runBlock(int bx, int by, int bz, int threadCount, Kernel &kernel) {
+  std::barrier<> barrier(threadCount);
+  blockBarrier = &barrier;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < threadCount; ++t)
+    threads.emplace_back([&, t] {
+      threadIdx = {t, 0, 0};
+      blockIdx = {bx, by, bz};
+      kernel();
+      // An exited thread no longer holds the others at a barrier (as
+      // on the device: a row kernel's threads past the last row
+      // return before the shuffles the others reach).
+      barrier.arrive_and_drop();
+    });
+  for (auto &t : threads)
+    t.join();
+}
+
+/// Runs `kernel` over a grid, a block at a time, a std::thread per thread;
+/// with CA_RESIDENT_BLOCKS, up to that many blocks at once, each in a forked
+/// process (its shared arrays its own), a block starting whenever one
+/// finishes, as on a GPU that holds that many; the launch fails when a block
+/// does.
 template <class Kernel> void launch(int gx, int gy, int gz, int threadCount, Kernel kernel) {
   blockDim = {threadCount, 1, 1};
   gridDim = {gx, gy, gz};
+#ifdef CA_RESIDENT_BLOCKS
+  std::fflush(nullptr);
+  int running = 0;
+  bool failed = false;
+  auto reap = [&] {
+    int status = 0;
+    wait(&status);
+    failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    --running;
+  };
   for (int bz = 0; bz < gz; ++bz)
     for (int by = 0; by < gy; ++by)
       for (int bx = 0; bx < gx; ++bx) {
-        std::barrier<> barrier(threadCount);
-        blockBarrier = &barrier;
-        std::vector<std::thread> threads;
-        for (int t = 0; t < threadCount; ++t)
-          threads.emplace_back([&, t] {
-            threadIdx = {t, 0, 0};
-            blockIdx = {bx, by, bz};
-            kernel();
-            // An exited thread no longer holds the others at a barrier (as
-            // on the device: a row kernel's threads past the last row
-            // return before the shuffles the others reach).
-            barrier.arrive_and_drop();
-          });
-        for (auto &t : threads)
-          t.join();
+        if (running == CA_RESIDENT_BLOCKS)
+          reap();
+        pid_t pid = fork();
+        if (pid < 0)
+          std::abort();
+        if (pid == 0) {
+          runBlock(bx, by, bz, threadCount, kernel);
+          std::fflush(nullptr);
+          _exit(0);
+        }
+        ++running;
       }
+  while (running)
+    reap();
+  if (failed) {
+    std::fprintf(stderr, "a block failed\n");
+    std::exit(1);
+  }
+#else
+  for (int bz = 0; bz < gz; ++bz)
+    for (int by = 0; by < gy; ++by)
+      for (int bx = 0; bx < gx; ++bx)
+        runBlock(bx, by, bz, threadCount, kernel);
+#endif
 }

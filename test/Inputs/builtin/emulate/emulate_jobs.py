@@ -43,7 +43,7 @@ MAIN = """
 int main() {
   std::FILE *f = std::fopen("%(inputs)s", "rb");
 %(reads)s  std::fclose(f);
-%(outputs)s  std::vector<float> workspace(%(workspace)d / 4 + 1, std::nanf(""));
+%(outputs)s  ca_host_vector<float> workspace(%(workspace)d / 4 + 1, std::nanf(""));
   unsigned char *ws = reinterpret_cast<unsigned char *>(workspace.data());
 %(launches)s  f = std::fopen("%(results)s", "wb");
 %(writes)s  std::fclose(f);
@@ -87,14 +87,16 @@ def emulate(clang, bundle, work, inputs, plan):
     with open(paths["inputs.bin"], "wb") as f:
         for a in inputs:
             f.write(a.tobytes())
-    reads = "".join(f"  std::vector<float> {b['name']}({a.size});\n"
+    reads = "".join(f"  ca_host_vector<float> {b['name']}({a.size});\n"
                     f"  std::fread({b['name']}.data(), 4, {a.size}, f);\n"
                     for b, a in zip(buffers(plan, "input"), inputs))
     sizes = [int(np.prod(b["shape"], dtype=np.int64)) for b in outs]
     with open(paths["kernel.cpp"], "w") as f:
-        f.write('#include "cuda_on_cpu.h"\n' + source + MAIN % {
+        # host_source's defines first, then the emulator.
+        defines = "".join(l + "\n" for l in source.splitlines() if l.startswith("#define CA_"))
+        f.write(defines + '#include "cuda_on_cpu.h"\n' + source + MAIN % {
             "inputs": paths["inputs.bin"], "results": paths["outputs.bin"], "reads": reads,
-            "outputs": "".join(f"  std::vector<float> {b['name']}({n}, std::nanf(\"\"));\n"
+            "outputs": "".join(f"  ca_host_vector<float> {b['name']}({n}, std::nanf(\"\"));\n"
                                for b, n in zip(outs, sizes)),
             "writes": "".join(f"  std::fwrite({b['name']}.data(), 4, {n}, f);\n"
                               for b, n in zip(outs, sizes)),
