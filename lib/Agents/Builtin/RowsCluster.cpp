@@ -94,6 +94,15 @@ __device__ __forceinline__ void ca_exchange_wait(const unsigned *counter, unsign
     __nanosleep(64);
   }
 }
+// 16 bytes from global to shared memory by cp.async (no registers, no L1):
+// a block's whole chunk in flight at once; then the wait for all of them.
+__device__ __forceinline__ void ca_exchange_stage16(void *dst, const void *src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+               :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory");
+}
+__device__ __forceinline__ void ca_exchange_stage_wait() {
+  asm volatile("cp.async.wait_all;" ::: "memory");
+}
 __device__ __forceinline__ float ca_exchange_load(const float *p) { return __ldcg(p); }
 __device__ __forceinline__ double ca_exchange_load(const double *p) { return __ldcg(p); }
 )";
@@ -153,13 +162,15 @@ void RowKernelWriter::writeClusterHeader() {
   if (!staged)
     return;
   // Each whole-row input's chunk into shared memory, read once (no L1
-  // allocation), `unroll` loads in flight per thread before their stores;
-  // every thread later reads back the columns it wrote, so no barrier is
-  // needed before the passes.
+  // allocation), `unroll` loads in flight per thread before their stores
+  // (exchanged 16-byte vectors: all of them by cp.async); every thread
+  // later reads back the columns it wrote, so no barrier is needed before
+  // the passes.
   int64_t steps = (chunk + step - 1) / step;
   int64_t unroll = std::min<int64_t>(8, steps);
   src += "  extern __shared__ __align__(16) unsigned char ca_smem[];\n";
   int64_t offset = 0;
+  bool asyncStaged = false;
   for (auto [i, in] : llvm::enumerate(region.inputs)) {
     if (shapeOf(in) != ArrayRef<int64_t>(fullShape))
       continue;
@@ -171,6 +182,21 @@ void RowKernelWriter::writeClusterHeader() {
     bool sixteen = vector * type.getIntOrFloatBitWidth() == 128;
     std::string ptr = "reinterpret_cast<const " + vec + " *>(in" +
                       std::to_string(i) + " + " + rowStart + ")";
+    if (exchange && sixteen) {
+      // The whole chunk in flight at once (cp.async), waited for below.
+      src += llvm::formatv("  {0} *{1} = reinterpret_cast<{0} *>(ca_smem + "
+                           "{2});\n"
+                           "  for (long long c = begin + (long long)t * {3}; "
+                           "c < end; c += {4}LL)\n"
+                           "    ca_exchange_stage16({1} + (c - begin), in{5} + "
+                           "{6});\n",
+                           storage, array, offset, vector, step, i, rowStart)
+                 .str();
+      asyncStaged = true;
+      offset += (chunk * int64_t(type.getIntOrFloatBitWidth() / 8) + 15) /
+                16 * 16;
+      continue;
+    }
     src += llvm::formatv(
                "  {0} *{1} = reinterpret_cast<{0} *>(ca_smem + {2});\n"
                "  for (long long c0 = begin + (long long)t * {3}; c0 < end; "
@@ -193,6 +219,8 @@ void RowKernelWriter::writeClusterHeader() {
     int64_t bytes = chunk * int64_t(type.getIntOrFloatBitWidth() / 8);
     offset += (bytes + 15) / 16 * 16;
   }
+  if (asyncStaged)
+    src += "  ca_exchange_stage_wait();\n";
   stagedBytes = offset;
 }
 

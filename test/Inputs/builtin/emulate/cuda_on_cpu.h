@@ -208,7 +208,8 @@ inline unsigned atomicAdd(unsigned *p, unsigned v) {
 }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 /// The rows-exchange helpers (their PTX replaced): an arrival, a wait that
-/// aborts after a minute, a load of a published value.
+/// aborts after a minute, a staged copy (a misaligned one fails the
+/// block) and its wait, a load of a published value.
 inline void ca_exchange_arrive(unsigned *counter) {
   __threadfence();
   atomicAdd(counter, 1u);
@@ -223,6 +224,15 @@ inline void ca_exchange_wait(const unsigned *counter, unsigned target) {
     std::this_thread::yield();
   }
 }
+inline void ca_exchange_stage16(void *dst, const void *src) {
+  if (reinterpret_cast<unsigned long long>(dst) % 16 != 0 ||
+      reinterpret_cast<unsigned long long>(src) % 16 != 0) {
+    std::fprintf(stderr, "ca_exchange_stage16: misaligned copy\n");
+    std::abort();
+  }
+  std::memcpy(dst, src, 16);
+}
+inline void ca_exchange_stage_wait() {}
 template <class T> T ca_exchange_load(const T *p) {
   T v;
   __atomic_load(p, &v, __ATOMIC_ACQUIRE);
