@@ -473,9 +473,10 @@ private:
 /// reductions through the workspace: chunks of about 96, 64 and 40 KB (two,
 /// three and five blocks per SM), where a row's blocks are at most a quarter
 /// of those resident at once and all rows' blocks at least two per SM (few
-/// rows are the split's). Ahead of the block-per-row kernels, which read
-/// such a row from memory twice (on the H100 at 4096 x 393216, 4760 against
-/// 6587 us for a softmax).
+/// rows are the split's); 1024-thread blocks and 512-thread ones of 64 KB
+/// were slower on the H100. Ahead of the block-per-row kernels, which read
+/// such a row from memory twice (on the H100 at 4096 x 393216, a softmax in
+/// 4794 against 6594 us).
 class RowsExchangeStrategy final : public Strategy {
 public:
   StringRef getName() const override { return "rows-exchange"; }
