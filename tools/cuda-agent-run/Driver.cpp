@@ -69,9 +69,6 @@ void Driver::check(CUresult result, const char *call) const {
     throw RunnerError(kExitCuda, std::string(call) + ": " + describe(result));
 }
 
-/// The shared memory a kernel may use without opting in.
-static constexpr unsigned kDefaultSharedLimit = 48 * 1024;
-
 void mlir::cuda_agent::prepareFunction(const Driver &driver,
                                        CUfunction function,
                                        unsigned sharedBytes, int sharedLimit) {
@@ -80,7 +77,10 @@ void mlir::cuda_agent::prepareFunction(const Driver &driver,
                                      " exceeds the device limit of " +
                                      std::to_string(sharedLimit) +
                                      " bytes per block");
-  if (sharedBytes > kDefaultSharedLimit)
+  // Opted in whenever there is any, as MLIR's runtime (mgpuLaunchKernel)
+  // does for the lowered program: a kernel's static shared memory plus
+  // dynamic bytes up to 48 KB may pass 48 KB, which needs the opt-in.
+  if (sharedBytes > 0)
     CU_CHECK(driver, cuFuncSetAttribute, function,
              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(sharedBytes));
 }

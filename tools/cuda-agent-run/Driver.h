@@ -79,9 +79,10 @@ public:
 
 /// Readies a loaded kernel for launches with `sharedBytes` of dynamic shared
 /// memory: rejects more than the device's opt-in limit `sharedLimit` and opts
-/// in above the default 48 KB. It does not opt in to clusters beyond CUDA's
-/// portable 8 blocks: neither do MLIR's gpu.launch_func nor IREE, where a
-/// verified kernel ends up, so such a kernel fails its launch here too.
+/// in to `sharedBytes` whenever there are any (as MLIR's runtime does). It
+/// does not opt in to clusters beyond CUDA's portable 8 blocks: neither do
+/// MLIR's gpu.launch_func nor IREE, where a verified kernel ends up, so such
+/// a kernel fails its launch here too.
 void prepareFunction(const Driver &driver, CUfunction function,
                      unsigned sharedBytes, int sharedLimit);
 
