@@ -438,6 +438,12 @@ FailureOr<Variant> writeWgmma(const LinalgRegion &region, const Contraction &c,
 /// kernels would only take the place of faster mma.sync tiles.
 constexpr int64_t kPromoteAfterK = 512;
 
+/// The reduction length past which the one-accumulator 3xTF32 kernels are
+/// not offered at all: their error, 8-10x the default lowering's at K =
+/// 1024, only grows, and the verifier rejected every one at K = 8192
+/// (docs/perf.md): verifying them would only cost time.
+constexpr int64_t kOneAccumulatorMaxK = 4 * kPromoteAfterK;
+
 /// The mbarrier helpers of the warp-specialized kernels.
 StringRef mbarrierHelpers() {
   return R"cuda(// mbarriers in shared memory: init, wait for the phase of a parity,
@@ -723,7 +729,8 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
                  reason);
     // Over a long reduction, the 3xTF32 products summed by the tensor cores
     // a few steps at a time first (promoteSteps), past kPromoteAfterK: the
-    // others' error grows with K past the f32 loop's.
+    // others' error grows with K past the f32 loop's (past
+    // kOneAccumulatorMaxK they are left out).
     auto add3xTf32 = [&](const SpecializedTiling &t) {
       if (fits(t))
         list.add(writePackedSpecialized(region, c, t, kTf32Element,
@@ -739,8 +746,9 @@ void cuda_agent::builtin::addWgmmaVariants(const LinalgRegion &region,
       t.promoteSteps = promote;
       add3xTf32(t);
     }
-    for (const SpecializedTiling &t : specialized)
-      add3xTf32(t);
+    if (c.K <= kOneAccumulatorMaxK)
+      for (const SpecializedTiling &t : specialized)
+        add3xTf32(t);
     return;
   }
   // The producer copies both operands with cp.async where both are region
