@@ -453,13 +453,31 @@ void RowKernelWriter::combineAcross(ArrayRef<PassAccumulator> accs) {
   }
   if (split)
     writeSplitReduction(accs, warpCombines);
-  if (cluster > 1)
+  if (cluster > 1 && exchange) {
+    // One exchange for all of the pass's values: one wait for the row.
+    SmallVector<std::string> ctypes, values;
+    for (const PassAccumulator &a : accs) {
+      ctypes.push_back(a.ctype);
+      values.push_back(a.acc);
+    }
+    writeExchangeCombine(ctypes, "cl" + std::to_string(clusterCombines++),
+                         values,
+                         [&](ArrayRef<std::string> into,
+                             ArrayRef<std::string> other) {
+                           std::string text;
+                           for (auto [a, i, o] : llvm::zip(accs, into, other))
+                             text += "    " + i + " = " +
+                                     a.combiner.combine(i, o) + ";\n";
+                           return text;
+                         });
+  } else if (cluster > 1) {
     for (const PassAccumulator &a : accs)
       writeClusterCombine(a.ctype, a.acc, [&](ArrayRef<std::string> into,
                                               ArrayRef<std::string> other) {
         return "    " + into[0] + " = " +
                a.combiner.combine(into[0], other[0]) + ";\n";
       });
+  }
 }
 
 LogicalResult RowKernelWriter::writePerRowOutputs() {

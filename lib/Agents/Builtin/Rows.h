@@ -223,9 +223,10 @@ private:
                                      ArrayRef<std::string>)>
           merge);
   /// writeClusterCombine() where the blocks exchange through the workspace
-  /// (exchange): `slot` names the block's shared array of the result.
+  /// (exchange), each value of its own C type (`ctypes`): one wait for all
+  /// of them; `slot` names the combination's temporaries.
   void writeExchangeCombine(
-      StringRef ctype, StringRef slot, ArrayRef<std::string> values,
+      ArrayRef<std::string> ctypes, StringRef slot, ArrayRef<std::string> values,
       llvm::function_ref<std::string(ArrayRef<std::string>,
                                      ArrayRef<std::string>)>
           merge);

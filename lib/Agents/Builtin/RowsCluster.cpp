@@ -233,7 +233,9 @@ void RowKernelWriter::writeClusterCombine(
   // thread combines the blocks' values in rank order.
   std::string slot = "cl" + std::to_string(clusterCombines++);
   if (exchange)
-    return writeExchangeCombine(ctype, slot, values, merge);
+    return writeExchangeCombine(
+        SmallVector<std::string>(values.size(), ctype.str()),
+                                slot, values, merge);
   src += llvm::formatv("  __shared__ {0} {1}[{2}];\n  if (t == 0) {{\n", ctype,
                        slot, values.size())
              .str();
@@ -258,7 +260,7 @@ void RowKernelWriter::writeClusterCombine(
 }
 
 void RowKernelWriter::writeExchangeCombine(
-    StringRef ctype, StringRef slot, ArrayRef<std::string> values,
+    ArrayRef<std::string> ctypes, StringRef slot, ArrayRef<std::string> values,
     llvm::function_ref<std::string(ArrayRef<std::string>,
                                    ArrayRef<std::string>)>
         merge) {
@@ -272,10 +274,11 @@ void RowKernelWriter::writeExchangeCombine(
   // of its half, so lane 0 ends with every rank's values, combined in the
   // same order in every warp of every block of the row, and hands them to
   // its warp. (No shuffle is in divergent code.)
-  int64_t size = ctype == "double" ? 8 : 4;
   std::string publish, loads, moreLoads, shuffles, broadcast;
   SmallVector<std::string> others;
   for (auto [k, value] : llvm::enumerate(values)) {
+    const std::string &ctype = ctypes[k];
+    int64_t size = ctype == "double" ? 8 : 4;
     exchangeBytes = llvm::alignTo(exchangeBytes, size);
     std::string at = llvm::formatv("reinterpret_cast<{0} *>(workspace + {1})"
                                    "[row * {2} + ",
