@@ -114,6 +114,25 @@ inline float __shfl_xor_sync(unsigned, float v, int laneMask) {
   return other;
 }
 
+/// The same for doubles (f64 reductions), through slots of their own.
+static double shuffleSlotsF64[1024];
+inline double __shfl_xor_sync(unsigned, double v, int laneMask) {
+  int t = threadIdx.x;
+  shuffleSlotsF64[t] = v;
+  __syncthreads();
+  double other = shuffleSlotsF64[(t & ~31) | ((t % 32) ^ laneMask)];
+  __syncthreads();
+  return other;
+}
+inline double __shfl_sync(unsigned, double v, int srcLane) {
+  int t = threadIdx.x;
+  shuffleSlotsF64[t] = v;
+  __syncthreads();
+  double other = shuffleSlotsF64[(t & ~31) | (srcLane & 31)];
+  __syncthreads();
+  return other;
+}
+
 /// __shfl_up_sync(mask, v, delta) under the same rule: lane l gets lane
 /// l - delta's value, its own where l < delta.
 inline float __shfl_up_sync(unsigned, float v, int delta) {
