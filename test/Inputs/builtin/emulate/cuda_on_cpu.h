@@ -99,60 +99,34 @@ template <class T> void mma_m16n8k16(float *c, const unsigned *a, const unsigned
   __syncthreads();
 }
 
-/// __shfl_xor_sync(mask, v, lane) for kernels whose threads all shuffle
-/// together (a reduction's tail, outside divergent code): through an
-/// exchange slot per thread between two block barriers. Whole warps that
-/// returned before are not waited for; a warp that shuffles reads only its
-/// own lanes' slots.
-static float shuffleSlots[1024];
-inline float __shfl_xor_sync(unsigned, float v, int laneMask) {
+/// Warp shuffles for kernels whose threads all shuffle together (a
+/// reduction's tail, outside divergent code): each thread's value through an
+/// exchange slot per thread (per value type) between two block barriers; a
+/// thread gets the value of thread `from(t)`, its own where that is -1.
+/// Whole warps that returned before are not waited for; a warp that
+/// shuffles reads only its own lanes' slots.
+template <class T, class From> T exchangeLanes(T v, From from) {
+  static T slots[1024];
   int t = threadIdx.x;
-  shuffleSlots[t] = v;
+  slots[t] = v;
   __syncthreads();
-  float other = shuffleSlots[(t & ~31) | ((t % 32) ^ laneMask)];
+  int source = from(t);
+  T other = source < 0 ? v : slots[source];
   __syncthreads();
   return other;
 }
-
-/// The same for doubles (f64 reductions), through slots of their own.
-static double shuffleSlotsF64[1024];
-inline double __shfl_xor_sync(unsigned, double v, int laneMask) {
-  int t = threadIdx.x;
-  shuffleSlotsF64[t] = v;
-  __syncthreads();
-  double other = shuffleSlotsF64[(t & ~31) | ((t % 32) ^ laneMask)];
-  __syncthreads();
-  return other;
+/// __shfl_xor_sync(mask, v, lane): lane l gets lane l ^ laneMask's value.
+template <class T> T __shfl_xor_sync(unsigned, T v, int laneMask) {
+  return exchangeLanes(v, [&](int t) { return (t & ~31) | ((t % 32) ^ laneMask); });
 }
-inline double __shfl_sync(unsigned, double v, int srcLane) {
-  int t = threadIdx.x;
-  shuffleSlotsF64[t] = v;
-  __syncthreads();
-  double other = shuffleSlotsF64[(t & ~31) | (srcLane & 31)];
-  __syncthreads();
-  return other;
+/// __shfl_up_sync(mask, v, delta): lane l gets lane l - delta's value, its
+/// own where l < delta.
+template <class T> T __shfl_up_sync(unsigned, T v, int delta) {
+  return exchangeLanes(v, [&](int t) { return t % 32 >= delta ? t - delta : -1; });
 }
-
-/// __shfl_up_sync(mask, v, delta) under the same rule: lane l gets lane
-/// l - delta's value, its own where l < delta.
-inline float __shfl_up_sync(unsigned, float v, int delta) {
-  int t = threadIdx.x;
-  shuffleSlots[t] = v;
-  __syncthreads();
-  float other = t % 32 >= delta ? shuffleSlots[t - delta] : v;
-  __syncthreads();
-  return other;
-}
-
-/// __shfl_sync(mask, v, src) under the same rule: every lane gets lane
-/// src's value.
-inline float __shfl_sync(unsigned, float v, int srcLane) {
-  int t = threadIdx.x;
-  shuffleSlots[t] = v;
-  __syncthreads();
-  float other = shuffleSlots[(t & ~31) | (srcLane & 31)];
-  __syncthreads();
-  return other;
+/// __shfl_sync(mask, v, src): every lane gets lane src's value.
+template <class T> T __shfl_sync(unsigned, T v, int srcLane) {
+  return exchangeLanes(v, [&](int t) { return (t & ~31) | (srcLane & 31); });
 }
 
 /// A copy the device would refuse (a source or destination not aligned to
