@@ -571,9 +571,10 @@ def AgentTestBuiltinVariantsPass
     name, its launch plan and its kernel source, under a
     `// ===== <strategy> variants of @<function> =====` header (or the
     reason there is none), so that tests check kernel text without going
-    through region hashes and bundle directories. Strategies: matmul,
-    transpose, elementwise, rows-split, rows, serial-reduction. With
-    `variant`, only
+    through region hashes and bundle directories. Strategies, in the
+    candidates' order: conv, matmul, transpose, elementwise, scan-chain,
+    block-scan, rows-cluster, rows-exchange, rows-split, rows,
+    rows-cluster-staged, serial-reduction. With `variant`, only
     the variants of those names are printed (a comma-separated list: a
     tiling's name differs between regions where, say, its sums are
     promoted). The IR is not changed.
