@@ -178,35 +178,21 @@ FailureOr<bool> RowKernelWriter::writeStagedSoftmax(linalg::GenericOp max,
                               lane, m, s)
                     .str();
   }
-  std::string maxPart = "bm" + std::to_string(n);
-  std::string sumPart = "bs" + std::to_string(n);
-  auto blockCombine = [&](StringRef value, StringRef part,
-                          llvm::function_ref<std::string(StringRef)> with) {
-    std::string text = "  for (int o = 16; o > 0; o /= 2)\n    " + value.str() +
-                       " = " +
-                       with("__shfl_xor_sync(0xffffffffu, " + value.str() +
-                            ", o)") +
-                       ";\n";
-    if (group > 32)
-      text += llvm::formatv("  __shared__ float {0}[32];\n"
-                            "  if (t % 32 == 0)\n    {0}[t / 32] = {1};\n"
-                            "  __syncthreads();\n"
-                            "  {1} = {0}[0];\n"
-                            "  for (int w = 1; w < {2}; ++w)\n    {1} = {3};\n",
-                            part, value, group / 32, with(part.str() + "[w]"))
-                  .str();
-    return text;
-  };
+  // The sum's combiner (findExpSum checked that it adds).
+  Block &sumBody = sum.getRegion().front();
+  std::string why;
+  FailureOr<Combiner> addOf = findCombiner(
+      sumBody, sumBody.getArgument(sum.getNumDpsInputs()), why);
+  if (failed(addOf))
+    return false;
   src += llvm::formatv("  float {0} = {1};\n", m, maxOf.identity).str() +
          stepLoop + "    const " + vec + " v = *" + at + ";\n" + maxLanes +
-         "  }\n" +
-         blockCombine(m, maxPart,
-                      [&](StringRef o) { return maxOf.combine(m, o); }) +
-         llvm::formatv("  float {0} = 0.0f;\n", s).str() + stepLoop + "    " +
-         vec + " v = *" + at + ";\n" + expLanes + "    *" + at + " = v;\n  }\n" +
-         blockCombine(s, sumPart,
-                      [&](StringRef o) { return s.str() + " + " + o.str(); }) +
-         llvm::formatv("  const float {0}loc = {0};\n", m).str();
+         "  }\n";
+  src += combineInGroup({maxOf, "float", m.str()});
+  src += llvm::formatv("  float {0} = 0.0f;\n", s).str() + stepLoop + "    " +
+         vec + " v = *" + at + ";\n" + expLanes + "    *" + at + " = v;\n  }\n";
+  src += combineInGroup({*addOf, "float", s.str()});
+  src += llvm::formatv("  const float {0}loc = {0};\n", m).str();
   stagedTensors[exps] = {array->second, "fac" + std::to_string(n)};
   return true;
 }

@@ -27,6 +27,11 @@ namespace {
 enum class RowClass { Full, PerRow, PerCol, PerGroupCol };
 } // namespace
 
+int64_t cuda_agent::builtin::chunkColumns(int64_t cols, int64_t chunks,
+                                          int vector) {
+  return ((cols + chunks - 1) / chunks + vector - 1) / vector * vector;
+}
+
 RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
                                  const RowPlan &plan, std::string &why)
     : region(region), rs(rs), group(plan.group),
@@ -39,7 +44,7 @@ RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
   // A split row's chunks are blocks of a launch, a cluster row's the blocks
   // of a cluster.
   int64_t chunks = cluster > 1 ? cluster : splits;
-  chunk = ((rs.cols + chunks - 1) / chunks + vector - 1) / vector * vector;
+  chunk = chunkColumns(rs.cols, chunks, vector);
   rowsPerBlock = blockThreads / group;
   rowIdx = delinearize("row", rs.rowDims);
   rowStart = rs.offsetOf("row", "c");
@@ -423,33 +428,42 @@ void RowKernelWriter::writeReducedValue(linalg::GenericOp g,
   ++reductions;
 }
 
+std::string
+RowKernelWriter::warpCombineOf(const PassAccumulator &a) const {
+  return llvm::formatv("  for (int o = 16; o > 0; o /= 2)\n"
+                       "    {0} = {1};\n",
+                       a.acc,
+                       a.combiner.combine(a.acc, "__shfl_xor_sync(0xffffffffu, " +
+                                                     a.acc + ", o)"))
+      .str();
+}
+
+std::string RowKernelWriter::combineInGroup(const PassAccumulator &a) {
+  std::string text;
+  if (group > 1) // a thread per row (interleaved rows) has it all
+    text += warpCombineOf(a);
+  if (group > 32) {
+    std::string part = "part" + std::to_string(blockCombines);
+    text += llvm::formatv("  __shared__ {0} {1}[32];\n"
+                          "  if (t % 32 == 0)\n    {1}[t / 32] = {2};\n"
+                          "  __syncthreads();\n"
+                          "  {2} = {1}[0];\n"
+                          "  for (int w = 1; w < {3}; ++w)\n    {2} = {4};\n",
+                          a.ctype, part, a.acc, group / 32,
+                          a.combiner.combine(a.acc, part + "[w]"))
+                .str();
+  }
+  ++blockCombines;
+  return text;
+}
+
 void RowKernelWriter::combineAcross(ArrayRef<PassAccumulator> accs) {
   // Across the group: shuffles within each warp, then the warps' partials
   // through shared memory; every thread ends with the same value.
   SmallVector<std::string> warpCombines;
   for (const PassAccumulator &a : accs) {
-    std::string warpCombine =
-        llvm::formatv("  for (int o = 16; o > 0; o /= 2)\n"
-                      "    {0} = {1};\n",
-                      a.acc,
-                      a.combiner.combine(a.acc, "__shfl_xor_sync(0xffffffffu, " +
-                                                    a.acc + ", o)"))
-            .str();
-    warpCombines.push_back(warpCombine);
-    if (group > 1) // a thread per row (interleaved rows) has it all
-      src += warpCombine;
-    if (group > 32) {
-      std::string part = "part" + std::to_string(blockCombines);
-      src += llvm::formatv("  __shared__ {0} {1}[32];\n"
-                           "  if (t % 32 == 0)\n    {1}[t / 32] = {2};\n"
-                           "  __syncthreads();\n"
-                           "  {2} = {1}[0];\n"
-                           "  for (int w = 1; w < {3}; ++w)\n    {2} = {4};\n",
-                           a.ctype, part, a.acc, group / 32,
-                           a.combiner.combine(a.acc, part + "[w]"))
-                 .str();
-    }
-    ++blockCombines;
+    warpCombines.push_back(warpCombineOf(a));
+    src += combineInGroup(a);
   }
   if (split)
     writeSplitReduction(accs, warpCombines);

@@ -116,6 +116,10 @@ struct RowPlan {
   bool exchange = false;
 };
 
+/// The columns of each chunk of a row of `cols` columns cut into `chunks`
+/// (whole vectors of `vector`; the last chunk may be shorter).
+int64_t chunkColumns(int64_t cols, int64_t chunks, int vector);
+
 /// The variant `plan` gives for the row program `rs` of `region`.
 FailureOr<Variant> writeRows(const LinalgRegion &region, const RowShape &rs,
                              const RowPlan &plan, std::string &why);
@@ -167,6 +171,12 @@ private:
   /// across the row's chunks; in a cluster, across its blocks): every thread
   /// ends with the row's values in the accumulators.
   void combineAcross(ArrayRef<PassAccumulator> accs);
+  /// The statements combining `a`'s thread values across a warp (shuffles).
+  std::string warpCombineOf(const PassAccumulator &a) const;
+  /// The statements combining `a`'s thread values across the group: the
+  /// warp's, then (a group of several warps) the warps' partials through a
+  /// shared array of its own.
+  std::string combineInGroup(const PassAccumulator &a);
   /// The outputs of one value per row, from thread 0; collects the
   /// whole-row outputs in `fullOutputs`.
   LogicalResult writePerRowOutputs();

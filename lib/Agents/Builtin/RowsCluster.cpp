@@ -182,42 +182,41 @@ void RowKernelWriter::writeClusterHeader() {
     bool sixteen = vector * type.getIntOrFloatBitWidth() == 128;
     std::string ptr = "reinterpret_cast<const " + vec + " *>(in" +
                       std::to_string(i) + " + " + rowStart + ")";
+    src += llvm::formatv("  {0} *{1} = reinterpret_cast<{0} *>(ca_smem + "
+                         "{2});\n",
+                         storage, array, offset)
+               .str();
     if (exchange && sixteen) {
       // The whole chunk in flight at once (cp.async), waited for below.
-      src += llvm::formatv("  {0} *{1} = reinterpret_cast<{0} *>(ca_smem + "
-                           "{2});\n"
-                           "  for (long long c = begin + (long long)t * {3}; "
-                           "c < end; c += {4}LL)\n"
-                           "    ca_exchange_stage16({1} + (c - begin), in{5} + "
-                           "{6});\n",
-                           storage, array, offset, vector, step, i, rowStart)
+      src += llvm::formatv("  for (long long c = begin + (long long)t * {0}; "
+                           "c < end; c += {1}LL)\n"
+                           "    ca_exchange_stage16({2} + (c - begin), in{3} + "
+                           "{4});\n",
+                           vector, step, array, i, rowStart)
                  .str();
       asyncStaged = true;
-      offset += (chunk * int64_t(type.getIntOrFloatBitWidth() / 8) + 15) /
-                16 * 16;
-      continue;
+    } else {
+      src += llvm::formatv(
+                 "  for (long long c0 = begin + (long long)t * {0}; c0 < end; "
+                 "c0 += {1}LL) {{\n"
+                 "    {2} w[{3}];\n"
+                 "#pragma unroll\n"
+                 "    for (int u = 0; u < {3}; ++u) {{\n"
+                 "      const long long c = c0 + u * {4}LL;\n"
+                 "      if (c < end)\n        w[u] = {5};\n"
+                 "    }\n"
+                 "#pragma unroll\n"
+                 "    for (int u = 0; u < {3}; ++u) {{\n"
+                 "      const long long c = c0 + u * {4}LL;\n"
+                 "      if (c < end)\n"
+                 "        *reinterpret_cast<{2} *>({6} + (c - begin)) = w[u];\n"
+                 "    }\n  }\n",
+                 vector, unroll * step, vec, unroll, step,
+                 sixteen ? "ca_load_stream(" + ptr + ")" : "*" + ptr, array)
+                 .str();
     }
-    src += llvm::formatv(
-               "  {0} *{1} = reinterpret_cast<{0} *>(ca_smem + {2});\n"
-               "  for (long long c0 = begin + (long long)t * {3}; c0 < end; "
-               "c0 += {4}LL) {{\n"
-               "    {5} w[{6}];\n"
-               "#pragma unroll\n"
-               "    for (int u = 0; u < {6}; ++u) {{\n"
-               "      const long long c = c0 + u * {7}LL;\n"
-               "      if (c < end)\n        w[u] = {8};\n"
-               "    }\n"
-               "#pragma unroll\n"
-               "    for (int u = 0; u < {6}; ++u) {{\n"
-               "      const long long c = c0 + u * {7}LL;\n"
-               "      if (c < end)\n"
-               "        *reinterpret_cast<{5} *>({1} + (c - begin)) = w[u];\n"
-               "    }\n  }\n",
-               storage, array, offset, vector, unroll * step, vec, unroll, step,
-               sixteen ? "ca_load_stream(" + ptr + ")" : "*" + ptr)
-               .str();
-    int64_t bytes = chunk * int64_t(type.getIntOrFloatBitWidth() / 8);
-    offset += (bytes + 15) / 16 * 16;
+    offset += llvm::alignTo(chunk * int64_t(type.getIntOrFloatBitWidth() / 8),
+                            16);
   }
   if (asyncStaged)
     src += "  ca_exchange_stage_wait();\n";
@@ -234,8 +233,8 @@ void RowKernelWriter::writeClusterCombine(
   std::string slot = "cl" + std::to_string(clusterCombines++);
   if (exchange)
     return writeExchangeCombine(
-        SmallVector<std::string>(values.size(), ctype.str()),
-                                slot, values, merge);
+        SmallVector<std::string>(values.size(), ctype.str()), slot, values,
+        merge);
   src += llvm::formatv("  __shared__ {0} {1}[{2}];\n  if (t == 0) {{\n", ctype,
                        slot, values.size())
              .str();
@@ -454,8 +453,7 @@ public:
     // and whose clusters fill the SMs.
     int64_t limit = target.maxSharedBytesPerBlock - 4096;
     auto stagedBytes = [&](int blocks) {
-      int64_t chunk =
-          ((rows.cols + blocks - 1) / blocks + vector - 1) / vector * vector;
+      int64_t chunk = chunkColumns(rows.cols, blocks, vector);
       return chunk * columnBytes + 16 * 4;
     };
     for (int c : {2, 4, 8})
@@ -502,8 +500,7 @@ public:
          {std::pair<int64_t, int>{96 * 1024, 512}, {64 * 1024, 256},
           {40 * 1024, 256}}) {
       int64_t blocks = (rows.cols * columnBytes + budget - 1) / budget;
-      int64_t chunk =
-          ((rows.cols + blocks - 1) / blocks + vector - 1) / vector * vector;
+      int64_t chunk = chunkColumns(rows.cols, blocks, vector);
       int64_t perSm = std::min<int64_t>(
           target.maxSharedBytesPerBlock / (chunk * columnBytes + 64),
           2048 / threads);
