@@ -291,15 +291,32 @@ bool readsOutOfPlace(const Group &reader, const Group &producer) {
   return false;
 }
 
-/// Whether an op of `group` writes a part of a concatenation in place
-/// (ConcatParts.h: a part index in its output map).
+/// Whether `group` writes a concatenation: an op of it writes a part in
+/// place (ConcatParts.h: a part index in its output map), or it holds the
+/// `tensor.concat` itself.
 bool writesParts(const Group &group) {
   return llvm::any_of(group.ops, [](Operation *op) {
+    if (isa<tensor::ConcatOp>(op))
+      return true;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     return linalgOp &&
            llvm::any_of(linalgOp.getDpsInitsMutable(), [&](OpOperand &init) {
              return hasPartIndex(linalgOp.getMatchingIndexingMap(&init));
            });
+  });
+}
+
+/// Whether an op of `reader` reads a concatenation `producer` holds: a
+/// concatenation is its region's output, never read inside it (the
+/// builtin agent's kernels know which part an element is in only where
+/// they write it).
+bool readsConcatOf(const Group &reader, const Group &producer) {
+  return llvm::any_of(reader.ops, [&](Operation *op) {
+    return llvm::any_of(op->getOperands(), [&](Value operand) {
+      Operation *def = operand.getDefiningOp();
+      return isa_and_nonnull<tensor::ConcatOp>(def) &&
+             llvm::is_contained(producer.ops, def);
+    });
   });
 }
 
@@ -323,12 +340,14 @@ bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
       readsOutOfPlace(b, a))
     return false;
   // A concatenation's parts are written by elementwise kernels that branch
-  // on the part index: their region takes no root (whose kernels write
-  // whole outputs: the root's region writes its value, the part's reads it)
-  // and no other output (one of another shape).
+  // on the part: their region takes no root (whose kernels write whole
+  // outputs: the root's region writes its value, the part's reads it), no
+  // other output (one of another shape) and no reader of the
+  // concatenation.
   if (writesParts(a) || writesParts(b))
     return a.rootClasses.empty() && b.rootClasses.empty() &&
-           countOutputs(a, b) == 1;
+           countOutputs(a, b) == 1 && !readsConcatOf(a, b) &&
+           !readsConcatOf(b, a);
   if (a.rootClasses.empty() || b.rootClasses.empty())
     return true;
   if (options.fusion != FusionMode::Rows)
@@ -383,10 +402,28 @@ BlockGrouper::run(DenseMap<Operation *, std::string> &reasons) {
   for (Operation &op : block)
     position[&op] = index++;
 
-  // Members are the eligible, used, non-clonable linalg ops of the block.
+  // Members are the eligible, used, non-clonable linalg ops of the block,
+  // and its static concatenations (copies of their parts, rootless).
   SmallVector<Operation *> members;
   DenseMap<Operation *, OpClass> classes;
   for (Operation &op : block) {
+    if (auto concat = dyn_cast<tensor::ConcatOp>(&op)) {
+      std::optional<std::string> reason;
+      for (Type type : op.getOperandTypes())
+        if (!reason)
+          reason = checkTensorType(type);
+      if (!reason)
+        reason = checkTensorType(concat.getType());
+      if (reason) {
+        reasons[&op] = *reason;
+        continue;
+      }
+      if (op.use_empty())
+        continue;
+      members.push_back(&op);
+      classes[&op] = OpClass::Elementwise;
+      continue;
+    }
     auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
     if (!linalgOp || isClonable(&op))
       continue;

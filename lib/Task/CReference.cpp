@@ -187,6 +187,39 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
       text += indent + "}\n";
     }
   }
+  // Concatenations (outputs only): each part copied to its offset.
+  for (tensor::ConcatOp concat : region.concats) {
+    unsigned dim = concat.getDim();
+    int64_t offset = 0;
+    for (Value input : concat.getInputs()) {
+      ArrayRef<int64_t> shape = shapeOf(input);
+      SmallVector<std::string> from, to;
+      std::string indent = "  ";
+      for (auto [d, size] : llvm::enumerate(shape)) {
+        std::string i = "c" + std::to_string(d);
+        text += indent + llvm::formatv("for (long long {0} = 0; {0} < {1}; "
+                                       "++{0}) {{\n",
+                                       i, size)
+                             .str();
+        indent += "  ";
+        from.push_back(i);
+        to.push_back(d == dim ? i + " + " + std::to_string(offset) : i);
+      }
+      std::string value =
+          region.splats.count(input)
+              ? region.splats.lookup(input)
+              : loadAs(elementOf(input), arrays.lookup(input) + "[" +
+                                             linearize(from, shape) + "]");
+      text += indent + arrays.lookup(concat.getResult()) + "[" +
+              linearize(to, shapeOf(concat.getResult())) +
+              "] = " + storeAs(elementOf(input), value) + ";\n";
+      for (size_t d = shape.size(); d > 0; --d) {
+        indent.resize(indent.size() - 2);
+        text += indent + "}\n";
+      }
+      offset += shape[dim];
+    }
+  }
   text += "}\n";
   return text;
 }

@@ -169,6 +169,15 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
       region.views.push_back(slice);
       continue;
     }
+    if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
+      if (!concat.getType().hasStaticShape() ||
+          !getCType(concat.getType().getElementType())) {
+        why = "a tensor.concat of dynamic shape or an unhandled element type";
+        return failure();
+      }
+      region.concats.push_back(concat);
+      continue;
+    }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       region.outputs.assign(ret.getOperands().begin(), ret.getOperands().end());
       continue;
@@ -177,11 +186,19 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
     return failure();
   }
   for (Value out : region.outputs)
-    if (!out.getDefiningOp<linalg::GenericOp>()) {
-      why = "a region output that no linalg.generic computes";
+    if (!out.getDefiningOp<linalg::GenericOp>() &&
+        !out.getDefiningOp<tensor::ConcatOp>()) {
+      why = "a region output that no linalg.generic or tensor.concat computes";
       return failure();
     }
-  if (region.generics.empty()) {
+  for (tensor::ConcatOp concat : region.concats)
+    if (!llvm::all_of(concat->getUsers(), [](Operation *user) {
+          return isa<func::ReturnOp>(user);
+        })) {
+      why = "a tensor.concat read inside the region";
+      return failure();
+    }
+  if (region.generics.empty() && region.concats.empty()) {
     why = "no computation";
     return failure();
   }

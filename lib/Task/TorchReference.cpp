@@ -275,6 +275,23 @@ LogicalResult TorchWriter::writePad(tensor::PadOp pad) {
   return success();
 }
 
+/// A static concatenation: `torch.cat`.
+LogicalResult TorchWriter::writeConcat(tensor::ConcatOp concat) {
+  SmallVector<std::string> parts;
+  for (Value input : concat.getInputs()) {
+    FailureOr<std::string> x = tensorExpr(input);
+    if (failed(x))
+      return failure();
+    if (tensors.lookup(input).splat)
+      return fail("a concatenation of a splat");
+    parts.push_back(*x);
+  }
+  define(concat.getResult(), "torch.cat([" + llvm::join(parts, ", ") +
+                                 "], dim=" + std::to_string(concat.getDim()) +
+                                 ")");
+  return success();
+}
+
 LogicalResult TorchWriter::writeOp(Operation *op) {
   if (isa<tensor::EmptyOp>(op))
     return success(); // only ever an output nobody reads
@@ -374,6 +391,8 @@ LogicalResult TorchWriter::writeOp(Operation *op) {
     return writePad(pad);
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
     return writeSlice(slice);
+  if (auto concat = dyn_cast<tensor::ConcatOp>(op))
+    return writeConcat(concat);
   if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
     FailureOr<std::string> x = operandExpr(op->getOperand(0));
     if (failed(x))

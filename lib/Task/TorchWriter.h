@@ -97,6 +97,7 @@ private:
   LogicalResult writeConv(linalg::Conv2DNhwcHwcfOp conv);
   LogicalResult writePad(tensor::PadOp pad);
   LogicalResult writeSlice(tensor::ExtractSliceOp slice);
+  LogicalResult writeConcat(tensor::ConcatOp concat);
   FailureOr<LoopValue> writeBodyOp(Operation &op,
                                    llvm::DenseMap<Value, LoopValue> &values,
                                    unsigned rank);

@@ -92,11 +92,24 @@ func.func @shared_branch(%x: tensor<4x8xf32>) -> (tensor<12x8xf32>, tensor<4x8xf
 // -----
 
 // Parts of different sizes, and parts nothing computes alone (a reduction's
-// result, an argument), stay a concatenation: copies in the caller.
+// result, an argument), stay a concatenation, which joins the region of the
+// parts computed for it alone as its output (RegionGrouping.cpp): the
+// builtin agent's kernel branches on the parts' ranges (Programs/
+// concat-unequal-dense.mlir). A reduction's result is read from memory by a
+// region of its own that writes the whole concatenation.
 // CHECK-LABEL: func.func @unequal_parts(
-// CHECK: tensor.concat dim(1)
+// CHECK-NEXT:    %[[U:.+]] = call @unequal_parts_region0(%arg0, %arg1) : (tensor<4x8xf32>, tensor<4x16xf32>) -> tensor<4x24xf32>
+// CHECK-NEXT:    return %[[U]]
+// CHECK-LABEL: func.func private @unequal_parts_region0(
+// CHECK:         %[[E:.+]] = linalg.exp
+// CHECK-NEXT:    %[[C:.+]] = tensor.concat dim(1) %[[E]], %arg1
+// CHECK-NEXT:    return %[[C]]
 // CHECK-LABEL: func.func @reduced_part(
-// CHECK: tensor.concat dim(1)
+// CHECK-NEXT:    %[[S:.+]] = call @reduced_part_region0(%arg0)
+// CHECK-NEXT:    %[[R:.+]] = call @reduced_part_region1(%[[S]], %arg1)
+// CHECK-LABEL: func.func private @reduced_part_region1(
+// CHECK-SAME:    kind = "elementwise"
+// CHECK-NEXT:    tensor.concat dim(1) %arg0, %arg1
 func.func @unequal_parts(%x: tensor<4x8xf32>, %y: tensor<4x16xf32>) -> tensor<4x24xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
   %a = linalg.exp ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>

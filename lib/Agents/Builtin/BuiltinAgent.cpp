@@ -61,6 +61,11 @@ bool cuda_agent::builtin::readsRegionOps(const Strategy &strategy,
           strategy.getName().str() + " strategy does not read them";
     return false;
   }
+  if (!region.concats.empty() && !strategy.readsConcats()) {
+    why = "a tensor.concat output: the " + strategy.getName().str() +
+          " strategy does not write them";
+    return false;
+  }
   if (region.pads.empty() || strategy.readsPads())
     return true;
   why = "a tensor.pad inside the region: the " + strategy.getName().str() +

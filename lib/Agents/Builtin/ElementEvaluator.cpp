@@ -66,6 +66,13 @@ std::optional<unsigned> cuda_agent::builtin::partPosition(Value tensor) {
   return position;
 }
 
+SmallVector<int64_t> cuda_agent::builtin::concatOffsets(tensor::ConcatOp concat) {
+  SmallVector<int64_t> offsets{0};
+  for (Value input : concat.getInputs())
+    offsets.push_back(offsets.back() + shapeOf(input)[concat.getDim()]);
+  return offsets;
+}
+
 FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
                                                  ArrayRef<std::string> idx,
                                                  std::string &why) {
@@ -85,6 +92,19 @@ FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
   }
   if (auto it = region.pads.find(tensor); it != region.pads.end())
     return padValueAt(it->second, idx, why);
+  if (auto concat = tensor.getDefiningOp<tensor::ConcatOp>()) {
+    auto part = concatPart.find(tensor);
+    if (part == concatPart.end()) {
+      why = "a concatenation read where its part is known only at run time";
+      return failure();
+    }
+    int64_t offset = concatOffsets(concat)[part->second];
+    SmallVector<std::string> at(idx);
+    if (offset != 0)
+      at[concat.getDim()] = "(" + at[concat.getDim()] + " - " +
+                            std::to_string(offset) + ")";
+    return valueAt(concat.getInputs()[part->second], at, why);
+  }
   auto generic = tensor.getDefiningOp<linalg::GenericOp>();
   if (!generic || isReduction(generic)) {
     why = "a reduced value is read at an element outside its row";

@@ -46,6 +46,10 @@ public:
   /// Values of whole tensors known at one element only: (indices, name).
   llvm::DenseMap<Value, std::pair<SmallVector<std::string>, std::string>>
       knownAt;
+  /// The part of each concatenation (LinalgRegion::concats) that the
+  /// element being written is in: the kernel's branch says which. A
+  /// concatenation is read only where this says.
+  llvm::DenseMap<Value, unsigned> concatPart;
 
   /// Forgets the values evaluated so far (the next element, or lane).
   void forget() { memo.clear(); }
@@ -101,6 +105,10 @@ private:
 /// tensor's value only where the part index is a literal (the kernel
 /// branches on it).
 std::optional<unsigned> partPosition(Value tensor);
+
+/// The offset of each part of `concat` along its dimension, and the
+/// dimension's size after the last part.
+SmallVector<int64_t> concatOffsets(tensor::ConcatOp concat);
 
 /// The source's indices (C expressions) of the element of `pad` at its
 /// indices `idx`: each less the dimension's low padding.

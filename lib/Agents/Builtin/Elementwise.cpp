@@ -8,7 +8,9 @@
 // ElementEvaluator's), one element at a time where the padded dimension is
 // the innermost. The parts of a concatenation written in place (an output
 // map with a part index, ConcatParts.h) are a branch each on the part index,
-// which a vector's lanes share (it is never the innermost index).
+// which a vector's lanes share (it is never the innermost index). A
+// concatenation output (LinalgRegion::concats) is a branch each on its
+// parts' ranges, each part read or computed at the index less its offset.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,7 +58,9 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   // The vector loads of this chunk, by input and index: one input read at two
   // places (x[i, k] and x[j, k]) is two loads.
   llvm::StringMap<std::string> vectors;
-  std::string lastDim;
+  // The innermost index of the element this lane reads at, and lane 0's,
+  // as a part of a concatenation reads them (less the part's offset).
+  std::string lastDim, firstDim;
   int lane = 0;
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     Value in = region.inputs[i];
@@ -66,12 +70,12 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
         idx, [](const std::string &index) { return index.find('?') != std::string::npos; });
     bool contiguous = vector > 1 && rank > 0 && !idx.empty() && !bounded &&
                       idx.back() == lastDim &&
-                      shapeOf(in).back() == shape.back();
+                      shapeOf(in).back() % vector == 0;
     if (!contiguous)
       return eval.loadAt(i, idx);
     // Lane 0 loads every lane with one aligned access.
     SmallVector<std::string> idx0(idx);
-    idx0.back() = "(i" + std::to_string(rank - 1) + ")";
+    idx0.back() = firstDim;
     std::string at =
         "in" + std::to_string(i) + " + " + linearize(idx0, shapeOf(in));
     if (lane == 0)
@@ -93,8 +97,11 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   for (int d = 0; d < rank; ++d)
     src += "    const long long i" + std::to_string(d) + " = " + idx[d] + ";\n";
   // The parts of a concatenation written in place (ConcatParts.h): one
-  // section per part, the part index a literal in each.
-  std::optional<unsigned> part;
+  // section per part, the part index a literal in each. The parts of a
+  // concatenation output: one section per part, by its range along the
+  // concatenated dimension.
+  std::optional<unsigned> part, concatDim;
+  SmallVector<int64_t> offsets;
   for (Value out : region.outputs) {
     std::optional<unsigned> position = partPosition(out);
     if (position && part && *position != *part) {
@@ -104,11 +111,37 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
     }
     if (position)
       part = position;
+    if (auto concat = out.getDefiningOp<tensor::ConcatOp>()) {
+      if (concatDim && (*concatDim != concat.getDim() ||
+                        offsets != concatOffsets(concat))) {
+        why = "concatenations of different parts";
+        return failure();
+      }
+      concatDim = concat.getDim();
+      offsets = concatOffsets(concat);
+    }
   }
-  int64_t sections = part ? shape[*part] : 1;
+  if (part && concatDim) {
+    why = "a concatenation next to the parts of another written in place";
+    return failure();
+  }
+  // A vector's lanes are in one part.
+  if (concatDim && *concatDim + 1 == shape.size() &&
+      llvm::any_of(offsets, [&](int64_t o) { return o % vector != 0; })) {
+    why = "a concatenation of innermost parts whose offsets are not "
+          "multiples of the vector";
+    return failure();
+  }
+  int64_t sections = part       ? shape[*part]
+                     : concatDim ? static_cast<int64_t>(offsets.size()) - 1
+                                 : 1;
   for (int64_t section = 0; section < sections; ++section) {
     body.clear();
     vectors.clear();
+    if (concatDim)
+      for (Value out : region.outputs)
+        if (out.getDefiningOp<tensor::ConcatOp>())
+          eval.concatPart[out] = section;
     SmallVector<SmallVector<std::string>> values(region.outputs.size());
     for (lane = 0; lane < vector; ++lane) {
       SmallVector<std::string> at;
@@ -117,7 +150,16 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
       if (rank > 0 && lane > 0)
         at.back() = "(i" + std::to_string(rank - 1) + " + " +
                     std::to_string(lane) + ")";
-      lastDim = rank > 0 ? at.back() : "";
+      // The part's offset, as the evaluator subtracts it (valueAt).
+      auto inPart = [&](const std::string &index) {
+        bool shifted = concatDim && *concatDim + 1 == shape.size() &&
+                       offsets[section] != 0;
+        return shifted ? "(" + index + " - " +
+                             std::to_string(offsets[section]) + ")"
+                       : index;
+      };
+      lastDim = rank > 0 ? inPart(at.back()) : "";
+      firstDim = rank > 0 ? inPart("(i" + std::to_string(rank - 1) + ")") : "";
       if (part)
         at[*part] = std::to_string(section);
       eval.forget();
@@ -138,6 +180,13 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
                            section ? "else " : "", *part, section,
                            indent(body))
                  .str();
+    else if (concatDim && section + 1 < sections)
+      src += llvm::formatv("    {0}if (i{1} < {2}) {{\n{3}    }\n",
+                           section ? "else " : "", *concatDim,
+                           offsets[section + 1], indent(body))
+                 .str();
+    else if (concatDim)
+      src += "    else {\n" + indent(body) + "    }\n";
     else
       src += body;
   }
@@ -156,6 +205,8 @@ public:
   StringRef getName() const override { return "elementwise"; }
 
   bool readsPads() const override { return true; }
+
+  bool readsConcats() const override { return true; }
 
   bool match(const LinalgRegion &region, std::string &) const override {
     return isElementwise(region);

@@ -86,6 +86,9 @@ FORMULAS = {
     # Concatenations written in parts (test/Outline/agent-outline-concat-parts.mlir).
     "branches_region0": lambda x: [np.stack([np.exp(x), np.maximum(x, 0)], axis=1)],
     "dense_block_region0": lambda x: [np.stack([x, np.maximum(2 * x, 0)], axis=1)],
+    # A concatenation of parts of different sizes, in the region of its parts.
+    "unequal_parts_region0": lambda x, y: [np.concatenate([np.exp(x), y], axis=1)],
+    "reduced_part_region1": lambda s, y: [np.concatenate([s, y], axis=1)],
 }
 
 

@@ -80,6 +80,12 @@ PROGRAMS = {
                            lambda x, s, b: [np.concatenate(
                                [x, np.maximum(x * s[:, None, None] + b[:, None, None], 0),
                                 1 / (1 + np.exp(-x))], axis=1)]),
+    "concat-unequal-dense": ("concat_unequal", [(2, 8, 6, 6), (2, 4, 6, 6), (4,), (4,)],
+                             lambda x, y, s, b: [np.concatenate(
+                                 [x, np.maximum(y * s[:, None, None] + b[:, None, None], 0),
+                                  1 / (1 + np.exp(-x))], axis=1)]),
+    "concat-unequal-rows": ("concat_unequal_rows", [(8, 12), (8, 4), (8, 16)],
+                            lambda x, y, z: [np.concatenate([np.exp(x), y, np.tanh(z)], axis=1)]),
     "slice-exp": ("slices", [(4, 16)], lambda x: [np.exp(x[:, 2:10]), x[1:3]]),
     "first-step-of-computed": ("first_step", [(4, 2, 32)],
                                lambda x: [np.maximum(np.exp(x)[0], 0)]),

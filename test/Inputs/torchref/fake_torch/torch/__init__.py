@@ -292,6 +292,13 @@ def matmul(a, b):
     return _make(_np.matmul(a.a.astype(_np.float64), b.a.astype(_np.float64)), a.dtype)
 
 
+def cat(xs, dim):
+    dts = {_t(x, "cat").dtype for x in xs}
+    if len(dts) != 1:
+        raise TypeError("cat of mixed dtypes")
+    return _make(_np.concatenate([x.a for x in xs], axis=dim), dts.pop())
+
+
 def softmax(x, dim):
     a = _t(x, "softmax").a.astype(_np.float64)
     e = _np.exp(a - a.max(axis=dim, keepdims=True))
