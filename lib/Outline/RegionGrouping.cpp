@@ -8,7 +8,6 @@
 
 #include "RegionGrouping.h"
 
-#include "cuda-agent/Outline/ConcatParts.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/SliceReads.h"
 
@@ -291,19 +290,9 @@ bool readsOutOfPlace(const Group &reader, const Group &producer) {
   return false;
 }
 
-/// Whether `group` writes a concatenation: an op of it writes a part in
-/// place (ConcatParts.h: a part index in its output map), or it holds the
-/// `tensor.concat` itself.
-bool writesParts(const Group &group) {
-  return llvm::any_of(group.ops, [](Operation *op) {
-    if (isa<tensor::ConcatOp>(op))
-      return true;
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    return linalgOp &&
-           llvm::any_of(linalgOp.getDpsInitsMutable(), [&](OpOperand &init) {
-             return hasPartIndex(linalgOp.getMatchingIndexingMap(&init));
-           });
-  });
+/// Whether `group` holds a `tensor.concat`.
+bool holdsConcat(const Group &group) {
+  return llvm::any_of(group.ops, llvm::IsaPred<tensor::ConcatOp>);
 }
 
 /// Whether an op of `reader` reads a concatenation `producer` holds: a
@@ -344,7 +333,7 @@ bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
   // outputs: the root's region writes its value, the part's reads it), no
   // other output (one of another shape) and no reader of the
   // concatenation.
-  if (writesParts(a) || writesParts(b))
+  if (holdsConcat(a) || holdsConcat(b))
     return a.rootClasses.empty() && b.rootClasses.empty() &&
            countOutputs(a, b) == 1 && !readsConcatOf(a, b) &&
            !readsConcatOf(b, a);

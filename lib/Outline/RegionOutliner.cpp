@@ -23,7 +23,6 @@
 #include "cuda-agent/Outline/SplatOperands.h"
 #include "cuda-agent/Outline/ScanChains.h"
 #include "cuda-agent/Outline/SliceReads.h"
-#include "cuda-agent/Outline/ConcatParts.h"
 #include "cuda-agent/Outline/RegionHash.h"
 #include "cuda-agent/Outline/RegionCost.h"
 
@@ -405,8 +404,6 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     // readers.
     fuseMasksAndPositions(func);
     foldSliceReads(func);
-    // After the slices fold into the branches that read them.
-    writeConcatsInParts(func);
     // Blocks that can hold regions: every block except linalg bodies.
     SmallVector<Block *> blocks;
     func.walk([&](Block *block) {

@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Task/CReference.h"
-#include "cuda-agent/Outline/ConcatParts.h"
 #include "cuda-agent/Task/CudaExpr.h"
 #include "cuda-agent/Task/LinalgRegion.h"
 #include "cuda-agent/Task/RegionModule.h"
@@ -39,19 +38,6 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
   for (auto [o, out] : llvm::enumerate(region.outputs))
     if (!arrays.count(out))
       arrays[out] = "out" + std::to_string(o);
-  // The parts of a concatenation written in place (an output map with a
-  // constant index, ConcatParts.h) share their init's array: each writes its
-  // part of the one result.
-  auto writesPart = [](linalg::GenericOp g, OpOperand &init) {
-    return hasPartIndex(g.getMatchingIndexingMap(&init));
-  };
-  for (linalg::GenericOp g : llvm::reverse(region.generics))
-    for (OpOperand &init : g.getDpsInitsMutable()) {
-      Value result = g.getTiedOpResult(&init);
-      if (writesPart(g, init) && arrays.count(result) &&
-          !arrays.count(init.get()) && init.get().getDefiningOp<linalg::GenericOp>())
-        arrays[init.get()] = arrays.lookup(result);
-    }
   // A host-style reference: the kernels' parameters, no __global__.
   std::string text = "void region(" + renderParameters(region) + ") {\n";
   unsigned counter = 0, temps = 0;
@@ -115,15 +101,11 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
         arrays[result] = name;
       }
     Block &body = g.getRegion().front();
-    // Outputs that start from a value (a fill, another tensor) get it first;
-    // a part written in place keeps the other parts of its init.
+    // Outputs that start from a value (a fill, another tensor) get it first.
     for (OpOperand &init : g.getDpsInitsMutable()) {
       BlockArgument arg = body.getArgument(init.getOperandNumber());
       Value result = g.getTiedOpResult(&init);
-      bool keepsInit = writesPart(g, init) &&
-                       !init.get().getDefiningOp<tensor::EmptyOp>() &&
-                       arrays.lookup(init.get()) != arrays.lookup(result);
-      if (arg.use_empty() && !keepsInit)
+      if (arg.use_empty())
         continue;
       int64_t n = product(shapeOf(result));
       std::string from = region.splats.count(init.get())
@@ -203,7 +185,9 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
                              .str();
         indent += "  ";
         from.push_back(i);
-        to.push_back(d == dim ? i + " + " + std::to_string(offset) : i);
+        to.push_back(d == dim && offset != 0
+                         ? i + " + " + std::to_string(offset)
+                         : i);
       }
       std::string value =
           region.splats.count(input)

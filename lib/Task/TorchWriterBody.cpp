@@ -13,7 +13,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "TorchWriter.h"
-#include "cuda-agent/Outline/ConcatParts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -305,12 +304,8 @@ FailureOr<bool> TorchWriter::writeContraction(linalg::GenericOp g) {
 LogicalResult TorchWriter::writeGeneric(linalg::GenericOp g) {
   unsigned rank = g.getNumLoops();
   SmallVector<int64_t> ranges = g.getStaticLoopRanges();
-  // An output map may hold part indices (constants: the part of a
-  // concatenation the op writes in place, ConcatParts.h).
   for (OpOperand &operand : g->getOpOperands()) {
     AffineMap map = g.getMatchingIndexingMap(&operand);
-    if (g.isDpsInit(&operand) && g.getNumReductionLoops() == 0)
-      map = withoutPartIndices(map);
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
       return fail("an indexing map that is not a projected permutation (" +
                   llvm::formatv("{0}", g.getMatchingIndexingMap(&operand))
@@ -432,8 +427,7 @@ LogicalResult TorchWriter::writeGeneric(linalg::GenericOp g) {
   for (auto [r, yielded] : llvm::enumerate(yield.getOperands())) {
     OpOperand *init = g.getDpsInitOperand(r);
     AffineMap outMap = g.getMatchingIndexingMap(init);
-    SmallVector<unsigned> outDims =
-        resultDims(reduction ? outMap : withoutPartIndices(outMap));
+    SmallVector<unsigned> outDims = resultDims(outMap);
     if (!reduction) {
       FailureOr<LoopValue> v = valueOf(yielded);
       if (failed(v))
@@ -441,35 +435,6 @@ LogicalResult TorchWriter::writeGeneric(linalg::GenericOp g) {
       std::string expr = full(*v);
       if (!llvm::equal(outDims, llvm::seq<unsigned>(0, outDims.size())))
         expr += ".permute(" + args(llvm::to_vector_of<int64_t>(outDims)) + ")";
-      if (outMap.getNumResults() != outDims.size()) {
-        // A part written in place: the init (the parts before it) with
-        // this part assigned.
-        Value result = g->getResult(r);
-        std::string parts = resultNames.lookup(result);
-        if (parts.empty())
-          parts = fresh("t");
-        if (init->get().getDefiningOp<tensor::EmptyOp>()) {
-          auto type = cast<RankedTensorType>(init->get().getType());
-          // On the inputs' device (KernelBench runs the module on CUDA).
-          emit(parts + " = torch.empty(" + tuple(type.getShape()) +
-               ", dtype=" + *torchDtype(type.getElementType()) +
-               (func.getNumArguments() ? ", device=in0.device" : "") + ")");
-        } else {
-          FailureOr<std::string> before = tensorExpr(init->get());
-          if (failed(before))
-            return failure();
-          emit(parts + " = " + *before + ".clone()");
-        }
-        SmallVector<std::string> index;
-        for (AffineExpr e : outMap.getResults())
-          index.push_back(isa<AffineConstantExpr>(e)
-                              ? std::to_string(
-                                    cast<AffineConstantExpr>(e).getValue())
-                              : ":");
-        emit(parts + "[" + llvm::join(index, ", ") + "] = " + expr);
-        tensors[result] = {parts, std::nullopt};
-        continue;
-      }
       // The body's last line computed the result: it names it.
       std::string prefix = "        " + expr + " = ";
       if (expr == v->expr && yielded.hasOneUse() && !lines.empty() &&

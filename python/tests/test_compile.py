@@ -90,9 +90,10 @@ def test_batch_norm_statistics_get_row_kernels(tmp_path):
     assert names and all(name.startswith("rows-") for name in names)
 
 
-def test_concatenation_is_written_in_place(tmp_path):
-    # torch.cat of two branches: one region writes both parts (no copy kernel
-    # between regions), its flat kernels branch on the part.
+def test_concatenation_is_one_region(tmp_path):
+    # torch.cat of two branches: one region computes both parts and holds the
+    # concatenation (no copy kernel between regions), its flat kernels branch
+    # on the part.
     model, inputs = models.make("concat_branches")
     program = cuda_agent.compile(model, *inputs, agent="builtin", verify="bundle",
                                  db="none", work_dir=tmp_path, quiet=True)

@@ -8,7 +8,8 @@
 // RUN: FileCheck %s --check-prefix=OUTLINED < %t/outlined/plan.json
 // torch: torch.cat([x.exp(), x.relu()], dim=1) with x of 8x16 f32: two
 // branches written into the two halves of one result, by copy kernels in
-// the default lowering alone, in place once outlined.
+// the default lowering; outlined, one region whose builtin kernel computes
+// both halves in place.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @concat_branches(%x: tensor<8x16xf32>) -> tensor<8x32xf32> {
   %zero = arith.constant 0.0 : f32
@@ -39,9 +40,12 @@ func.func @concat_branches(%x: tensor<8x16xf32>) -> tensor<8x32xf32> {
 // PLAN: "launches"
 // PLAN-NOT: "copy"
 
-// Outlined first, one region writes both halves of a (8, 2, 16) view in
-// place (lib/Outline/ConcatParts.cpp), a loop each: 2 kernels, no copy.
+// Outlined first, one region holds both branches and the concatenation;
+// its default lowering (the fallback when no agent kernel is verified) runs
+// a kernel per branch and a copy kernel per half, with no copy step. The
+// builtin agent's kernel for the region writes each element once
+// (builtin-emulated.test: concat_branches).
 // OUTLINED: "launches"
-// OUTLINED-COUNT-2: "kernel":
+// OUTLINED-COUNT-4: "kernel":
 // OUTLINED-NOT: "kernel":
 // OUTLINED-NOT: "copy"

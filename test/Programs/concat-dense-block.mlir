@@ -43,18 +43,18 @@ func.func @concat_dense_block(%x: tensor<2x8x6x6xf32>, %s: tensor<8xf32>, %b: te
 // AGENT-LABEL: llvm.func @concat_dense_block(
 // AGENT: llvm.call @concat_dense_block_region0(
 
-// Outlined: one region writes the three parts of a (2, 3, 8, 6, 6) view, the
-// concatenation is that view collapsed; no copy.
+// Outlined: one region holds the two computed parts and the concatenation,
+// which is its output; no copy in the caller.
 // OUTLINE-LABEL: func.func @concat_dense_block(
-// OUTLINE-NEXT: call @concat_dense_block_region0({{.*}}) -> tensor<2x3x8x6x6xf32>
-// OUTLINE-NEXT: tensor.collapse_shape {{.*}} into tensor<2x24x6x6xf32>
-// OUTLINE-NOT: tensor.concat
+// OUTLINE-NEXT: call @concat_dense_block_region0({{.*}}) -> tensor<2x24x6x6xf32>
+// OUTLINE-NEXT: return
 // OUTLINE: func.func private @concat_dense_block_region0(
 // OUTLINE-SAME: kind = "elementwise"
+// OUTLINE: tensor.concat dim(1)
 
-// The whole program: the region's three loops (one per part) write one
-// buffer, which the result views.
+// The whole program: the region's default lowering (two kernels for the
+// features, a copy kernel per part), no copy step.
 // OUTLINED: "launches"
-// OUTLINED-COUNT-3: "kernel":
+// OUTLINED-COUNT-5: "kernel":
 // OUTLINED-NOT: "kernel":
 // OUTLINED-NOT: "copy"

@@ -11,60 +11,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "ElementEvaluator.h"
-#include "cuda-agent/Outline/ConcatParts.h"
 
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
 using namespace mlir::cuda_agent::builtin;
-
-/// Whether the element at `idx` is in the part that an output map with
-/// constant results (a part index, ConcatParts.h) writes: each constant
-/// against the index there, which must be a literal.
-static FailureOr<bool> isInPart(AffineMap outMap, ArrayRef<std::string> idx,
-                                std::string &why) {
-  bool inPart = true;
-  for (auto [result, index] : llvm::zip(outMap.getResults(), idx)) {
-    auto part = dyn_cast<AffineConstantExpr>(result);
-    if (!part)
-      continue;
-    int64_t at;
-    if (StringRef(index).getAsInteger(10, at)) {
-      why = "a part of a concatenation read where its part index is known "
-            "only at run time";
-      return failure();
-    }
-    inPart &= at == part.getValue();
-  }
-  return inPart;
-}
-
-/// `idx` without the indices at `outMap`'s part indices.
-static SmallVector<std::string> dropPartIndices(AffineMap outMap,
-                                                ArrayRef<std::string> idx) {
-  SmallVector<std::string> kept;
-  for (auto [result, index] : llvm::zip(outMap.getResults(), idx))
-    if (!isa<AffineConstantExpr>(result))
-      kept.push_back(index);
-  return kept;
-}
-
-std::optional<unsigned> cuda_agent::builtin::partPosition(Value tensor) {
-  auto generic = tensor.getDefiningOp<linalg::GenericOp>();
-  if (!generic)
-    return std::nullopt;
-  AffineMap outMap =
-      generic.getIndexingMapMatchingResult(cast<OpResult>(tensor));
-  std::optional<unsigned> position;
-  for (auto [i, result] : llvm::enumerate(outMap.getResults()))
-    if (isa<AffineConstantExpr>(result)) {
-      if (position)
-        return std::nullopt;
-      position = i;
-    }
-  return position;
-}
 
 SmallVector<int64_t> cuda_agent::builtin::concatOffsets(tensor::ConcatOp concat) {
   SmallVector<int64_t> offsets{0};
@@ -113,29 +65,13 @@ FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
   unsigned resultNumber = cast<OpResult>(tensor).getResultNumber();
   AffineMap outMap =
       generic.getIndexingMapMatchingResult(cast<OpResult>(tensor));
-  // A part of a concatenation (ConcatParts.h) writes where its part index
-  // is; elsewhere the value is its init's (the parts before it).
-  FailureOr<bool> inPart = isInPart(outMap, idx, why);
-  if (failed(inPart))
-    return failure();
-  if (!*inPart) {
-    Value init = generic.getDpsInitOperand(resultNumber)->get();
-    if (init.getDefiningOp<tensor::EmptyOp>()) {
-      why = "an element of a concatenation that no part writes";
-      return failure();
-    }
-    return valueAt(init, idx, why);
-  }
-  outMap = withoutPartIndices(outMap);
   if (!outMap.isPermutation()) {
     why = "an output indexing map that is not a permutation";
     return failure();
   }
   SmallVector<std::string> dims(outMap.getNumDims());
-  SmallVector<std::string> loopIdx = dropPartIndices(
-      generic.getIndexingMapMatchingResult(cast<OpResult>(tensor)), idx);
   for (unsigned i = 0; i < outMap.getNumResults(); ++i)
-    dims[outMap.getDimPosition(i)] = loopIdx[i];
+    dims[outMap.getDimPosition(i)] = idx[i];
   FailureOr<SmallVector<std::string>> results = evaluate(generic, dims, why);
   if (failed(results))
     return failure();

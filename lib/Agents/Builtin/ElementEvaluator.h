@@ -99,13 +99,6 @@ private:
   std::map<std::string, SmallVector<std::string>> memo;
 };
 
-/// Where the part index is in `tensor`'s indices when an elementwise op
-/// writes it as one part of a concatenation (ConcatParts.h: a constant
-/// result of its output map), else nullopt. The evaluator takes such a
-/// tensor's value only where the part index is a literal (the kernel
-/// branches on it).
-std::optional<unsigned> partPosition(Value tensor);
-
 /// The offset of each part of `concat` along its dimension, and the
 /// dimension's size after the last part.
 SmallVector<int64_t> concatOffsets(tensor::ConcatOp concat);

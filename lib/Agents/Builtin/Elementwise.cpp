@@ -6,11 +6,9 @@
 // innermost dimension allows (16 bytes of the narrowest type), else one
 // element at a time. A `tensor.pad` of an input is read with bounds (the
 // ElementEvaluator's), one element at a time where the padded dimension is
-// the innermost. The parts of a concatenation written in place (an output
-// map with a part index, ConcatParts.h) are a branch each on the part index,
-// which a vector's lanes share (it is never the innermost index). A
-// concatenation output (LinalgRegion::concats) is a branch each on its
-// parts' ranges, each part read or computed at the index less its offset.
+// the innermost. A concatenation output (LinalgRegion::concats) is a branch
+// each on its parts' ranges along the concatenated dimension, each part read
+// or computed at the index less its offset.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,21 +94,11 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   SmallVector<std::string> idx = delinearize("base", shape);
   for (int d = 0; d < rank; ++d)
     src += "    const long long i" + std::to_string(d) + " = " + idx[d] + ";\n";
-  // The parts of a concatenation written in place (ConcatParts.h): one
-  // section per part, the part index a literal in each. The parts of a
-  // concatenation output: one section per part, by its range along the
-  // concatenated dimension.
-  std::optional<unsigned> part, concatDim;
+  // The parts of a concatenation output: one section per part, by its
+  // range along the concatenated dimension.
+  std::optional<unsigned> concatDim;
   SmallVector<int64_t> offsets;
   for (Value out : region.outputs) {
-    std::optional<unsigned> position = partPosition(out);
-    if (position && part && *position != *part) {
-      why = "outputs that are parts of concatenations along different "
-            "dimensions";
-      return failure();
-    }
-    if (position)
-      part = position;
     if (auto concat = out.getDefiningOp<tensor::ConcatOp>()) {
       if (concatDim && (*concatDim != concat.getDim() ||
                         offsets != concatOffsets(concat))) {
@@ -121,10 +109,6 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
       offsets = concatOffsets(concat);
     }
   }
-  if (part && concatDim) {
-    why = "a concatenation next to the parts of another written in place";
-    return failure();
-  }
   // A vector's lanes are in one part.
   if (concatDim && *concatDim + 1 == shape.size() &&
       llvm::any_of(offsets, [&](int64_t o) { return o % vector != 0; })) {
@@ -132,9 +116,8 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
           "multiples of the vector";
     return failure();
   }
-  int64_t sections = part       ? shape[*part]
-                     : concatDim ? static_cast<int64_t>(offsets.size()) - 1
-                                 : 1;
+  int64_t sections =
+      concatDim ? static_cast<int64_t>(offsets.size()) - 1 : 1;
   for (int64_t section = 0; section < sections; ++section) {
     body.clear();
     vectors.clear();
@@ -160,8 +143,6 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
       };
       lastDim = rank > 0 ? inPart(at.back()) : "";
       firstDim = rank > 0 ? inPart("(i" + std::to_string(rank - 1) + ")") : "";
-      if (part)
-        at[*part] = std::to_string(section);
       eval.forget();
       for (auto [o, out] : llvm::enumerate(region.outputs)) {
         FailureOr<std::string> v = eval.valueAt(out, at, why);
@@ -175,12 +156,7 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
       body += storeVector(type, "out" + std::to_string(o) + " + base",
                           values[o]);
     }
-    if (part)
-      src += llvm::formatv("    {0}if (i{1} == {2}) {{\n{3}    }\n",
-                           section ? "else " : "", *part, section,
-                           indent(body))
-                 .str();
-    else if (concatDim && section + 1 < sections)
+    if (concatDim && section + 1 < sections)
       src += llvm::formatv("    {0}if (i{1} < {2}) {{\n{3}    }\n",
                            section ? "else " : "", *concatDim,
                            offsets[section + 1], indent(body))
