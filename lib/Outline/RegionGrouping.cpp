@@ -8,6 +8,7 @@
 
 #include "RegionGrouping.h"
 
+#include "cuda-agent/Outline/Assemblies.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/SliceReads.h"
 
@@ -290,21 +291,21 @@ bool readsOutOfPlace(const Group &reader, const Group &producer) {
   return false;
 }
 
-/// Whether `group` holds a `tensor.concat`.
-bool holdsConcat(const Group &group) {
-  return llvm::any_of(group.ops, llvm::IsaPred<tensor::ConcatOp>);
+/// Whether `group` holds an assembly (Assemblies.h: a concatenation, an
+/// insert_slice).
+bool holdsAssembly(const Group &group) {
+  return llvm::any_of(group.ops, isAssembly);
 }
 
-/// Whether an op of `reader` reads a concatenation `producer` holds: a
-/// concatenation is its region's output, never read inside it (the
-/// builtin agent's kernels know which part an element is in only where
-/// they write it).
-bool readsConcatOf(const Group &reader, const Group &producer) {
+/// Whether an op of `reader` reads an assembly `producer` holds: an
+/// assembly is its region's output, never read inside it (the builtin
+/// agent's kernels know which part an element is in only where they write
+/// it).
+bool readsAssemblyOf(const Group &reader, const Group &producer) {
   return llvm::any_of(reader.ops, [&](Operation *op) {
     return llvm::any_of(op->getOperands(), [&](Value operand) {
       Operation *def = operand.getDefiningOp();
-      return isa_and_nonnull<tensor::ConcatOp>(def) &&
-             llvm::is_contained(producer.ops, def);
+      return isAssembly(def) && llvm::is_contained(producer.ops, def);
     });
   });
 }
@@ -328,15 +329,14 @@ bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
   if (options.fusion == FusionMode::None || readsOutOfPlace(a, b) ||
       readsOutOfPlace(b, a))
     return false;
-  // A concatenation's parts are written by elementwise kernels that branch
-  // on the part: their region takes no root (whose kernels write whole
+  // An assembly's parts are written by elementwise kernels that branch on
+  // the part: their region takes no root (whose kernels write whole
   // outputs: the root's region writes its value, the part's reads it), no
-  // other output (one of another shape) and no reader of the
-  // concatenation.
-  if (holdsConcat(a) || holdsConcat(b))
+  // other output (one of another shape) and no reader of the assembly.
+  if (holdsAssembly(a) || holdsAssembly(b))
     return a.rootClasses.empty() && b.rootClasses.empty() &&
-           countOutputs(a, b) == 1 && !readsConcatOf(a, b) &&
-           !readsConcatOf(b, a);
+           countOutputs(a, b) == 1 && !readsAssemblyOf(a, b) &&
+           !readsAssemblyOf(b, a);
   if (a.rootClasses.empty() || b.rootClasses.empty())
     return true;
   if (options.fusion != FusionMode::Rows)
@@ -392,17 +392,17 @@ BlockGrouper::run(DenseMap<Operation *, std::string> &reasons) {
     position[&op] = index++;
 
   // Members are the eligible, used, non-clonable linalg ops of the block,
-  // and its static concatenations (copies of their parts, rootless).
+  // and its assemblies (Assemblies.h: copies of their parts, rootless).
   SmallVector<Operation *> members;
   DenseMap<Operation *, OpClass> classes;
   for (Operation &op : block) {
-    if (auto concat = dyn_cast<tensor::ConcatOp>(&op)) {
+    if (isAssembly(&op)) {
       std::optional<std::string> reason;
       for (Type type : op.getOperandTypes())
         if (!reason)
           reason = checkTensorType(type);
       if (!reason)
-        reason = checkTensorType(concat.getType());
+        reason = checkTensorType(op.getResult(0).getType());
       if (reason) {
         reasons[&op] = *reason;
         continue;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Task/CReference.h"
+#include "cuda-agent/Outline/Assemblies.h"
 #include "cuda-agent/Task/CudaExpr.h"
 #include "cuda-agent/Task/LinalgRegion.h"
 #include "cuda-agent/Task/RegionModule.h"
@@ -169,15 +170,16 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
       text += indent + "}\n";
     }
   }
-  // Concatenations (outputs only): each part copied to its offset.
-  for (tensor::ConcatOp concat : region.concats) {
-    unsigned dim = concat.getDim();
-    int64_t offset = 0;
-    for (Value input : concat.getInputs()) {
-      ArrayRef<int64_t> shape = shapeOf(input);
+  // Assembled outputs (Assemblies.h): each part copied into its box, the
+  // last first, so that earlier parts win where boxes overlap (an
+  // insert_slice's source over its destination).
+  for (Operation *assembly : region.assemblies) {
+    Value result = assembly->getResult(0);
+    SmallVector<AssemblyPart> parts = getAssemblyParts(assembly);
+    for (const AssemblyPart &part : llvm::reverse(parts)) {
       SmallVector<std::string> from, to;
       std::string indent = "  ";
-      for (auto [d, size] : llvm::enumerate(shape)) {
+      for (auto [d, size] : llvm::enumerate(part.sizes)) {
         std::string i = "c" + std::to_string(d);
         text += indent + llvm::formatv("for (long long {0} = 0; {0} < {1}; "
                                        "++{0}) {{\n",
@@ -185,23 +187,23 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
                              .str();
         indent += "  ";
         from.push_back(i);
-        to.push_back(d == dim && offset != 0
-                         ? i + " + " + std::to_string(offset)
+        to.push_back(part.offsets[d] != 0
+                         ? i + " + " + std::to_string(part.offsets[d])
                          : i);
       }
       std::string value =
-          region.splats.count(input)
-              ? region.splats.lookup(input)
-              : loadAs(elementOf(input), arrays.lookup(input) + "[" +
-                                             linearize(from, shape) + "]");
-      text += indent + arrays.lookup(concat.getResult()) + "[" +
-              linearize(to, shapeOf(concat.getResult())) +
-              "] = " + storeAs(elementOf(input), value) + ";\n";
-      for (size_t d = shape.size(); d > 0; --d) {
+          region.splats.count(part.source)
+              ? region.splats.lookup(part.source)
+              : loadAs(elementOf(part.source),
+                       arrays.lookup(part.source) + "[" +
+                           linearize(from, part.sizes) + "]");
+      text += indent + arrays.lookup(result) + "[" +
+              linearize(to, shapeOf(result)) +
+              "] = " + storeAs(elementOf(result), value) + ";\n";
+      for (size_t d = part.sizes.size(); d > 0; --d) {
         indent.resize(indent.size() - 2);
         text += indent + "}\n";
       }
-      offset += shape[dim];
     }
   }
   text += "}\n";

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Task/LinalgRegion.h"
+#include "cuda-agent/Outline/Assemblies.h"
 #include "cuda-agent/Outline/SliceReads.h"
 #include "cuda-agent/Task/CudaExpr.h"
 
@@ -169,13 +170,14 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
       region.views.push_back(slice);
       continue;
     }
-    if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
-      if (!concat.getType().hasStaticShape() ||
-          !getCType(concat.getType().getElementType())) {
-        why = "a tensor.concat of dynamic shape or an unhandled element type";
+    if (isa<tensor::ConcatOp, tensor::InsertSliceOp>(op)) {
+      if (!isAssembly(&op) || !getCType(elementOf(op.getResult(0)))) {
+        why = "a '" + op.getName().getStringRef().str() +
+              "' of dynamic shape or offsets, strides, a rank-reducing "
+              "slice or an unhandled element type";
         return failure();
       }
-      region.concats.push_back(concat);
+      region.assemblies.push_back(&op);
       continue;
     }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -187,18 +189,18 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
   }
   for (Value out : region.outputs)
     if (!out.getDefiningOp<linalg::GenericOp>() &&
-        !out.getDefiningOp<tensor::ConcatOp>()) {
-      why = "a region output that no linalg.generic or tensor.concat computes";
+        !isAssembly(out.getDefiningOp())) {
+      why = "a region output that no linalg.generic, tensor.concat or "
+            "tensor.insert_slice computes";
       return failure();
     }
-  for (tensor::ConcatOp concat : region.concats)
-    if (!llvm::all_of(concat->getUsers(), [](Operation *user) {
-          return isa<func::ReturnOp>(user);
-        })) {
-      why = "a tensor.concat read inside the region";
+  for (Operation *assembly : region.assemblies)
+    if (!llvm::all_of(assembly->getUsers(), llvm::IsaPred<func::ReturnOp>)) {
+      why = "a '" + assembly->getName().getStringRef().str() +
+            "' read inside the region";
       return failure();
     }
-  if (region.generics.empty() && region.concats.empty()) {
+  if (region.generics.empty() && region.assemblies.empty()) {
     why = "no computation";
     return failure();
   }

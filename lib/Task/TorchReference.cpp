@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cuda-agent/Outline/Assemblies.h"
 #include "cuda-agent/Task/RegionModule.h"
 #include "cuda-agent/Task/TorchReference.h"
 
@@ -292,6 +293,30 @@ LogicalResult TorchWriter::writeConcat(tensor::ConcatOp concat) {
   return success();
 }
 
+/// A static insert_slice: the destination cloned, the source assigned to
+/// its box.
+LogicalResult TorchWriter::writeInsertSlice(tensor::InsertSliceOp insert) {
+  if (!isAssembly(insert))
+    return fail("a tensor.insert_slice by dynamic amounts, strides or one "
+                "that drops dimensions");
+  FailureOr<std::string> dest = tensorExpr(insert.getDest());
+  FailureOr<std::string> source = tensorExpr(insert.getSource());
+  if (failed(dest) || failed(source))
+    return failure();
+  if (tensors.lookup(insert.getDest()).splat ||
+      tensors.lookup(insert.getSource()).splat)
+    return fail("an insert_slice of or into a splat");
+  SmallVector<std::string> box;
+  for (auto [offset, size] :
+       llvm::zip(insert.getStaticOffsets(), insert.getStaticSizes()))
+    box.push_back(llvm::formatv("{0}:{1}", offset, offset + size).str());
+  std::string result = fresh("t");
+  emit(result + " = " + *dest + ".clone()");
+  emit(result + "[" + llvm::join(box, ", ") + "] = " + *source);
+  tensors[insert.getResult()] = {result, std::nullopt};
+  return success();
+}
+
 LogicalResult TorchWriter::writeOp(Operation *op) {
   if (isa<tensor::EmptyOp>(op))
     return success(); // only ever an output nobody reads
@@ -393,6 +418,8 @@ LogicalResult TorchWriter::writeOp(Operation *op) {
     return writeSlice(slice);
   if (auto concat = dyn_cast<tensor::ConcatOp>(op))
     return writeConcat(concat);
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return writeInsertSlice(insert);
   if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
     FailureOr<std::string> x = operandExpr(op->getOperand(0));
     if (failed(x))

@@ -98,6 +98,7 @@ private:
   LogicalResult writePad(tensor::PadOp pad);
   LogicalResult writeSlice(tensor::ExtractSliceOp slice);
   LogicalResult writeConcat(tensor::ConcatOp concat);
+  LogicalResult writeInsertSlice(tensor::InsertSliceOp insert);
   FailureOr<LoopValue> writeBodyOp(Operation &op,
                                    llvm::DenseMap<Value, LoopValue> &values,
                                    unsigned rank);

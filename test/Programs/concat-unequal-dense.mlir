@@ -69,7 +69,7 @@ func.func @concat_unequal(%x: tensor<2x8x6x6xf32>, %y: tensor<2x4x6x6xf32>, %s: 
 // KERNEL: ----- variant flat-v2-t256 -----
 // KERNEL: if (i1 < 8) {
 // KERNEL: in0 + ((((long long)((i0)) * 8 + ((i1)))
-// KERNEL: else if (i1 < 12) {
+// KERNEL: else if (i1 >= 8 && i1 < 12) {
 // KERNEL: in1 + ((((long long)((i0)) * 4 + (((i1) - 8)))
 // KERNEL: else {
 // KERNEL: in0 + ((((long long)((i0)) * 8 + (((i1) - 12)))

@@ -38,7 +38,7 @@ func.func @concat_unequal_rows(%x: tensor<8x12xf32>, %y: tensor<8x4xf32>, %z: te
 // KERNEL: ----- variant flat-v4-t256 -----
 // KERNEL: if (i1 < 12) {
 // KERNEL: expf
-// KERNEL: else if (i1 < 16) {
+// KERNEL: else if (i1 >= 12 && i1 < 16) {
 // KERNEL: ca_vec<float, 4> *>(in1 + ((long long)((i0)) * 4 + (((i1) - 12))))
 // KERNEL: else {
 // KERNEL: tanhf

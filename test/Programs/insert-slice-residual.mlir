@@ -6,6 +6,8 @@
 // RUN: FileCheck %s --check-prefix=PLAN < %t/program/plan.json
 // RUN: cuda-agent-opt %s --agent-outline --agent-emit-bundle="dir=%t/outlined whole-program=true" -o /dev/null 2> /dev/null
 // RUN: FileCheck %s --check-prefix=OUTLINED < %t/outlined/plan.json
+// RUN: cuda-agent-opt %s --agent-outline 2>/dev/null | FileCheck %s --check-prefix=OUTLINE
+// RUN: cuda-agent-opt %s --agent-outline 2>/dev/null | cuda-agent-opt --agent-test-builtin-variants="strategy=elementwise" | FileCheck %s --check-prefix=KERNEL
 // torch: out = x.clone(); out[:, :8] += y (an in-place update of a slice)
 // with x of 4x16 and y of 4x8 f32: a slice, an add, and an insert_slice
 // written back by a copy kernel; linalg.copy makes the clone.
@@ -34,9 +36,27 @@ func.func @insert_slice_residual(%x: tensor<4x16xf32>, %y: tensor<4x8xf32>) -> t
 // PLAN: "launches"
 // PLAN-NOT: "copy"
 
-// Outlined first, the whole program runs 3 kernels: the clone, the add
-// (reading x's first 8 columns through a view of x split in two halves, no
-// copy of the slice) and the write-back of the insert_slice.
+// Outlined first, one region holds the clone, the add (reading x's first 8
+// columns through a view of x split in two halves, no copy of the slice)
+// and the insert_slice, its output (lib/Outline/Assemblies.cpp).
+// OUTLINE-LABEL: func.func @insert_slice_residual(
+// OUTLINE: call @insert_slice_residual_region0(
+// OUTLINE-NEXT: return
+// OUTLINE-LABEL: func.func private @insert_slice_residual_region0(
+// OUTLINE: linalg.generic
+// OUTLINE: linalg.copy
+// OUTLINE: tensor.insert_slice
+
+// The region's default lowering runs 3 kernels: the clone, the add and the
+// write-back of the insert_slice.
 // OUTLINED: "launches"
 // OUTLINED-COUNT-3: "kernel":
 // OUTLINED-NOT: "kernel":
+
+// The builtin agent's kernel writes each element once: x + y on the box,
+// x elsewhere.
+// KERNEL: ----- variant flat-v4-t256 -----
+// KERNEL: if (i1 < 8) {
+// KERNEL: (v0.v[0] + v1.v[0])
+// KERNEL: else {
+// KERNEL: in2 + ((long long)((i0)) * 16 + ((i1)))

@@ -14,7 +14,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -57,10 +56,11 @@ struct LinalgRegion {
   /// blocked scan's chain, ScanChains.h); only readers that opt in
   /// (`allowViews`) get a region with them.
   SmallVector<Operation *> views;
-  /// Static concatenations, each a region output that nothing inside the
-  /// region reads (the outliner's grouping): readers write each part where
-  /// its elements go.
-  SmallVector<tensor::ConcatOp> concats;
+  /// Tensors assembled from parts (Assemblies.h: concatenations,
+  /// insert_slices), each a region output that nothing inside the region
+  /// reads (the outliner's grouping): readers write each part where its
+  /// elements go.
+  SmallVector<Operation *> assemblies;
 };
 
 /// Reads the top-level ops of `func` (a parsed `@region`) into `region`,

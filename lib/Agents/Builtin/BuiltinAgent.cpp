@@ -61,9 +61,9 @@ bool cuda_agent::builtin::readsRegionOps(const Strategy &strategy,
           strategy.getName().str() + " strategy does not read them";
     return false;
   }
-  if (!region.concats.empty() && !strategy.readsConcats()) {
-    why = "a tensor.concat output: the " + strategy.getName().str() +
-          " strategy does not write them";
+  if (!region.assemblies.empty() && !strategy.readsAssemblies()) {
+    why = "a tensor.concat or tensor.insert_slice output: the " +
+          strategy.getName().str() + " strategy does not write them";
     return false;
   }
   if (region.pads.empty() || strategy.readsPads())

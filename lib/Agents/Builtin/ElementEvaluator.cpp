@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ElementEvaluator.h"
+#include "cuda-agent/Outline/Assemblies.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -18,11 +19,10 @@ using namespace mlir;
 using namespace mlir::cuda_agent;
 using namespace mlir::cuda_agent::builtin;
 
-SmallVector<int64_t> cuda_agent::builtin::concatOffsets(tensor::ConcatOp concat) {
-  SmallVector<int64_t> offsets{0};
-  for (Value input : concat.getInputs())
-    offsets.push_back(offsets.back() + shapeOf(input)[concat.getDim()]);
-  return offsets;
+std::string cuda_agent::builtin::indexInPart(const std::string &index,
+                                             int64_t offset) {
+  return offset == 0 ? index
+                     : "(" + index + " - " + std::to_string(offset) + ")";
 }
 
 FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
@@ -44,18 +44,18 @@ FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
   }
   if (auto it = region.pads.find(tensor); it != region.pads.end())
     return padValueAt(it->second, idx, why);
-  if (auto concat = tensor.getDefiningOp<tensor::ConcatOp>()) {
-    auto part = concatPart.find(tensor);
-    if (part == concatPart.end()) {
-      why = "a concatenation read where its part is known only at run time";
+  if (isAssembly(tensor.getDefiningOp())) {
+    auto part = partOf.find(tensor);
+    if (part == partOf.end()) {
+      why = "an assembled tensor (a concatenation, an insert_slice) read "
+            "where its part is known only at run time";
       return failure();
     }
-    int64_t offset = concatOffsets(concat)[part->second];
-    SmallVector<std::string> at(idx);
-    if (offset != 0)
-      at[concat.getDim()] = "(" + at[concat.getDim()] + " - " +
-                            std::to_string(offset) + ")";
-    return valueAt(concat.getInputs()[part->second], at, why);
+    AssemblyPart in = getAssemblyParts(tensor.getDefiningOp())[part->second];
+    SmallVector<std::string> at;
+    for (auto [index, offset] : llvm::zip(idx, in.offsets))
+      at.push_back(indexInPart(index, offset));
+    return valueAt(in.source, at, why);
   }
   auto generic = tensor.getDefiningOp<linalg::GenericOp>();
   if (!generic || isReduction(generic)) {

@@ -46,10 +46,11 @@ public:
   /// Values of whole tensors known at one element only: (indices, name).
   llvm::DenseMap<Value, std::pair<SmallVector<std::string>, std::string>>
       knownAt;
-  /// The part of each concatenation (LinalgRegion::concats) that the
-  /// element being written is in: the kernel's branch says which. A
-  /// concatenation is read only where this says.
-  llvm::DenseMap<Value, unsigned> concatPart;
+  /// The part (getAssemblyParts) of each assembled tensor
+  /// (LinalgRegion::assemblies) that the element being written is in: the
+  /// kernel's branch says which. An assembled tensor is read only where this
+  /// says.
+  llvm::DenseMap<Value, unsigned> partOf;
 
   /// Forgets the values evaluated so far (the next element, or lane).
   void forget() { memo.clear(); }
@@ -99,9 +100,9 @@ private:
   std::map<std::string, SmallVector<std::string>> memo;
 };
 
-/// The offset of each part of `concat` along its dimension, and the
-/// dimension's size after the last part.
-SmallVector<int64_t> concatOffsets(tensor::ConcatOp concat);
+/// The index (a C expression) in a part at `offset` of the assembled
+/// tensor's `index`.
+std::string indexInPart(const std::string &index, int64_t offset);
 
 /// The source's indices (C expressions) of the element of `pad` at its
 /// indices `idx`: each less the dimension's low padding.

@@ -6,13 +6,14 @@
 // innermost dimension allows (16 bytes of the narrowest type), else one
 // element at a time. A `tensor.pad` of an input is read with bounds (the
 // ElementEvaluator's), one element at a time where the padded dimension is
-// the innermost. A concatenation output (LinalgRegion::concats) is a branch
-// each on its parts' ranges along the concatenated dimension, each part read
-// or computed at the index less its offset.
+// the innermost. An output assembled from parts (a concatenation, an
+// insert_slice: LinalgRegion::assemblies) is a branch each on its parts'
+// boxes, each part read or computed at the index less its offset.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ElementEvaluator.h"
+#include "cuda-agent/Outline/Assemblies.h"
 #include "KernelText.h"
 #include "Strategy.h"
 
@@ -94,37 +95,38 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   SmallVector<std::string> idx = delinearize("base", shape);
   for (int d = 0; d < rank; ++d)
     src += "    const long long i" + std::to_string(d) + " = " + idx[d] + ";\n";
-  // The parts of a concatenation output: one section per part, by its
-  // range along the concatenated dimension.
-  std::optional<unsigned> concatDim;
-  SmallVector<int64_t> offsets;
+  // Outputs assembled from parts (Assemblies.h): one section per part, the
+  // first part whose box holds the element.
+  std::optional<SmallVector<AssemblyPart>> parts;
   for (Value out : region.outputs) {
-    if (auto concat = out.getDefiningOp<tensor::ConcatOp>()) {
-      if (concatDim && (*concatDim != concat.getDim() ||
-                        offsets != concatOffsets(concat))) {
-        why = "concatenations of different parts";
-        return failure();
-      }
-      concatDim = concat.getDim();
-      offsets = concatOffsets(concat);
+    if (!isAssembly(out.getDefiningOp()))
+      continue;
+    SmallVector<AssemblyPart> these = getAssemblyParts(out.getDefiningOp());
+    auto sameBox = [](const AssemblyPart &a, const AssemblyPart &b) {
+      return a.offsets == b.offsets && a.sizes == b.sizes;
+    };
+    if (parts && !llvm::equal(*parts, these, sameBox)) {
+      why = "outputs assembled from parts of different boxes";
+      return failure();
     }
+    parts = std::move(these);
   }
   // A vector's lanes are in one part.
-  if (concatDim && *concatDim + 1 == shape.size() &&
-      llvm::any_of(offsets, [&](int64_t o) { return o % vector != 0; })) {
-    why = "a concatenation of innermost parts whose offsets are not "
+  if (parts && rank > 0 && llvm::any_of(*parts, [&](const AssemblyPart &p) {
+        return p.offsets.back() % vector != 0 ||
+               (p.offsets.back() + p.sizes.back()) % vector != 0;
+      })) {
+    why = "parts of an assembled output whose innermost bounds are not "
           "multiples of the vector";
     return failure();
   }
-  int64_t sections =
-      concatDim ? static_cast<int64_t>(offsets.size()) - 1 : 1;
+  int64_t sections = parts ? static_cast<int64_t>(parts->size()) : 1;
   for (int64_t section = 0; section < sections; ++section) {
     body.clear();
     vectors.clear();
-    if (concatDim)
-      for (Value out : region.outputs)
-        if (out.getDefiningOp<tensor::ConcatOp>())
-          eval.concatPart[out] = section;
+    for (Value out : region.outputs)
+      if (isAssembly(out.getDefiningOp()))
+        eval.partOf[out] = section;
     SmallVector<SmallVector<std::string>> values(region.outputs.size());
     for (lane = 0; lane < vector; ++lane) {
       SmallVector<std::string> at;
@@ -134,15 +136,11 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
         at.back() = "(i" + std::to_string(rank - 1) + " + " +
                     std::to_string(lane) + ")";
       // The part's offset, as the evaluator subtracts it (valueAt).
-      auto inPart = [&](const std::string &index) {
-        bool shifted = concatDim && *concatDim + 1 == shape.size() &&
-                       offsets[section] != 0;
-        return shifted ? "(" + index + " - " +
-                             std::to_string(offsets[section]) + ")"
-                       : index;
-      };
-      lastDim = rank > 0 ? inPart(at.back()) : "";
-      firstDim = rank > 0 ? inPart("(i" + std::to_string(rank - 1) + ")") : "";
+      int64_t offset = parts ? (*parts)[section].offsets.back() : 0;
+      lastDim = rank > 0 ? indexInPart(at.back(), offset) : "";
+      firstDim = rank > 0 ? indexInPart("(i" + std::to_string(rank - 1) + ")",
+                                        offset)
+                          : "";
       eval.forget();
       for (auto [o, out] : llvm::enumerate(region.outputs)) {
         FailureOr<std::string> v = eval.valueAt(out, at, why);
@@ -156,12 +154,23 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
       body += storeVector(type, "out" + std::to_string(o) + " + base",
                           values[o]);
     }
-    if (concatDim && section + 1 < sections)
-      src += llvm::formatv("    {0}if (i{1} < {2}) {{\n{3}    }\n",
-                           section ? "else " : "", *concatDim,
-                           offsets[section + 1], indent(body))
+    if (parts && section + 1 < sections) {
+      // The part's box, where it is not the whole dimension.
+      const AssemblyPart &part = (*parts)[section];
+      SmallVector<std::string> inside;
+      for (int d = 0; d < rank; ++d) {
+        int64_t end = part.offsets[d] + part.sizes[d];
+        if (part.offsets[d] > 0)
+          inside.push_back(llvm::formatv("i{0} >= {1}", d, part.offsets[d]));
+        if (end < shape[d])
+          inside.push_back(llvm::formatv("i{0} < {1}", d, end));
+      }
+      src += llvm::formatv("    {0}if ({1}) {{\n{2}    }\n",
+                           section ? "else " : "",
+                           inside.empty() ? "true" : llvm::join(inside, " && "),
+                           indent(body))
                  .str();
-    else if (concatDim)
+    } else if (parts)
       src += "    else {\n" + indent(body) + "    }\n";
     else
       src += body;
@@ -182,7 +191,7 @@ public:
 
   bool readsPads() const override { return true; }
 
-  bool readsConcats() const override { return true; }
+  bool readsAssemblies() const override { return true; }
 
   bool match(const LinalgRegion &region, std::string &) const override {
     return isElementwise(region);

@@ -81,9 +81,9 @@ public:
   /// computed tensors (LinalgRegion::views, a blocked scan's chain): the
   /// others never see one (readsRegionOps).
   virtual bool readsViews() const { return false; }
-  /// Whether the strategy writes regions with concatenation outputs
-  /// (LinalgRegion::concats): the others never see one (readsRegionOps).
-  virtual bool readsConcats() const { return false; }
+  /// Whether the strategy writes regions with outputs assembled from parts
+  /// (LinalgRegion::assemblies): the others never see one (readsRegionOps).
+  virtual bool readsAssemblies() const { return false; }
   /// Appends the variants for a matched `region`, best guess first, sized
   /// for `target`, under the user's `precision` (which only the strategies
   /// whose kernels may round differently read).

@@ -83,12 +83,20 @@ FORMULAS = {
     # A slice under a pad, in the pad's region (test/Outline/agent-outline-slice-reads.mlir).
     "shifted_totals_region0": lambda x, t: [x + np.pad(t[:, :7], ((0, 0), (1, 0)))],
     "transpose_clamp_region0": lambda x: [np.minimum(x.T, 0.25)],
-    # Concatenations in their parts' regions (test/Outline/agent-outline-concat-parts.mlir).
+    # Concatenations in their parts' regions (test/Outline/agent-outline-assemblies.mlir).
     "branches_region0": lambda x: [np.concatenate([np.exp(x), np.maximum(x, 0)], axis=1)],
     "dense_block_region0": lambda x: [np.concatenate([x, np.maximum(2 * x, 0)], axis=1)],
     "unequal_parts_region0": lambda x, y: [np.concatenate([np.exp(x), y], axis=1)],
     "reduced_part_region1": lambda s, y: [np.concatenate([s, y], axis=1)],
+    "insert_box_region0": lambda y, x: [inserted(x, np.tanh(y), (slice(1, 3), slice(4, 12)))],
+    "insert_then_read_region0": lambda y, x: [inserted(x, -y, (slice(None), slice(8, 16)))],
 }
+
+
+def inserted(dest, source, box):
+    out = dest.copy()
+    out[box] = source
+    return out
 
 
 def check(name, text):

@@ -16,6 +16,12 @@ from pathlib import Path
 import numpy as np
 
 
+def inserted(dest, source, box):
+    out = dest.copy()
+    out[box] = source
+    return out
+
+
 def softmax(x, axis):
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -86,6 +92,8 @@ PROGRAMS = {
                                   1 / (1 + np.exp(-x))], axis=1)]),
     "concat-unequal-rows": ("concat_unequal_rows", [(8, 12), (8, 4), (8, 16)],
                             lambda x, y, z: [np.concatenate([np.exp(x), y, np.tanh(z)], axis=1)]),
+    "insert-slice-box": ("insert_box", [(4, 16), (2, 8), (8,)],
+                         lambda x, y, s: [inserted(x, np.tanh(y) * s, (slice(1, 3), slice(4, 12)))]),
     "slice-exp": ("slices", [(4, 16)], lambda x: [np.exp(x[:, 2:10]), x[1:3]]),
     "first-step-of-computed": ("first_step", [(4, 2, 32)],
                                lambda x: [np.maximum(np.exp(x)[0], 0)]),

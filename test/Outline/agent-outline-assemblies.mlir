@@ -1,11 +1,12 @@
-// A static tensor.concat is a member of the region of the parts computed for
-// it alone (elementwise ops that only the concatenation reads), and that
-// region's output; a part nothing computes alone (an argument, a value with
-// other readers, a product's or a reduction's result) is read by the region
-// as an input (lib/Outline/RegionGrouping.cpp). Nothing inside a region
-// reads a concatenation. The builtin agent's kernels branch on the parts'
-// ranges: Programs/builtin-emulated.test (concat_branches,
-// concat_dense_block, concat_unequal, concat_unequal_rows).
+// A tensor assembled from parts (lib/Outline/Assemblies.cpp: a static
+// tensor.concat, an insert_slice) is a member of the region of the parts
+// computed for it alone (elementwise ops that only the assembly reads), and
+// that region's output; a part nothing computes alone (an argument, a value
+// with other readers, a product's or a reduction's result) is read by the
+// region as an input (lib/Outline/RegionGrouping.cpp). Nothing inside a
+// region reads an assembly. The builtin agent's kernels branch on the parts'
+// boxes: Programs/builtin-emulated.test (concat_branches, concat_dense_block,
+// concat_unequal, concat_unequal_rows, insert_slice_residual, insert_box).
 // RUN: cuda-agent-opt %s --split-input-file --agent-outline 2>/dev/null | FileCheck %s
 
 // Two branches of x: one region, the concatenation its output.
@@ -137,4 +138,52 @@ func.func @product_part(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>, %y: tensor<8
   %r = linalg.max ins(%p, %f : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   %c = tensor.concat dim(1) %r, %y : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x16xf32>
   return %c : tensor<8x16xf32>
+}
+
+// -----
+
+// An insert_slice of a computed value into an argument (`out = x.clone();
+// out[1:3, 4:12] = torch.tanh(y)`) is an assembly of two parts: the source
+// on its box, the destination elsewhere. It joins the region of the tanh
+// (computed for it alone), as the output.
+// CHECK-LABEL: func.func @insert_box(
+// CHECK-NEXT:    %[[I:.+]] = call @insert_box_region0(%arg1, %arg0) : (tensor<2x8xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK-NEXT:    return %[[I]]
+// CHECK-LABEL: func.func private @insert_box_region0(
+// CHECK-SAME:    kind = "elementwise"
+// CHECK:         %[[T:.+]] = linalg.generic
+// CHECK:         %[[S:.+]] = tensor.insert_slice %[[T]] into %arg1[1, 4] [2, 8] [1, 1]
+// CHECK-NEXT:    return %[[S]]
+func.func @insert_box(%x: tensor<4x16xf32>, %y: tensor<2x8xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<2x8xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %h = math.tanh %v : f32
+    linalg.yield %h : f32
+  } -> tensor<2x8xf32>
+  %r = tensor.insert_slice %t into %x[1, 4] [2, 8] [1, 1] : tensor<2x8xf32> into tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// An insert_slice that another op reads is the output of its own region
+// and an input of its reader's: nothing inside a region reads an assembly,
+// so the exp of the result is a region of its own.
+// CHECK-LABEL: func.func @insert_then_read(
+// CHECK-NEXT:    %[[A:.+]] = call @insert_then_read_region0(%arg1, %arg0)
+// CHECK-NEXT:    %[[E:.+]] = call @insert_then_read_region1(%[[A]])
+// CHECK-NEXT:    return %[[E]]
+// CHECK-LABEL: func.func private @insert_then_read_region0(
+// CHECK:         tensor.insert_slice
+// CHECK-LABEL: func.func private @insert_then_read_region1(
+// CHECK:         linalg.exp
+func.func @insert_then_read(%x: tensor<4x16xf32>, %y: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %n = linalg.negf ins(%y : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = tensor.insert_slice %n into %x[0, 8] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x16xf32>
+  %e2 = tensor.empty() : tensor<4x16xf32>
+  %o = linalg.exp ins(%r : tensor<4x16xf32>) outs(%e2 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
 }
