@@ -20,6 +20,28 @@
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
+/// Appends to `text` the loops over a box of `sizes` (indices `prefix`0,
+/// `prefix`1, ...) around the statement `statement` writes of the indices.
+static void writeBoxLoops(
+    std::string &text, StringRef prefix, ArrayRef<int64_t> sizes,
+    llvm::function_ref<std::string(ArrayRef<std::string>)> statement) {
+  SmallVector<std::string> idx;
+  std::string indent = "  ";
+  for (auto [d, size] : llvm::enumerate(sizes)) {
+    idx.push_back((prefix + Twine(d)).str());
+    text += indent + llvm::formatv("for (long long {0} = 0; {0} < {1}; "
+                                   "++{0}) {{\n",
+                                   idx.back(), size)
+                         .str();
+    indent += "  ";
+  }
+  text += indent + statement(idx) + "\n";
+  for (size_t d = sizes.size(); d > 0; --d) {
+    indent.resize(indent.size() - 2);
+    text += indent + "}\n";
+  }
+}
+
 llvm::Expected<std::string>
 cuda_agent::renderCReference(llvm::StringRef regionMlir) {
   llvm::Expected<RegionModule> parsed = parseRegionModule(regionMlir);
@@ -58,31 +80,21 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
                 .str();
     ArrayRef<int64_t> sourceShape = shapeOf(pad.source);
     ArrayRef<int64_t> resultShape = shapeOf(result);
-    SmallVector<std::string> sourceIdx, resultIdx, inside;
-    std::string indent = "  ";
-    for (auto [d, size] : llvm::enumerate(sourceShape)) {
-      std::string i = "p" + std::to_string(d);
-      text += indent + llvm::formatv("for (long long {0} = 0; {0} < {1}; "
-                                     "++{0}) {{\n",
-                                     i, size)
-                           .str();
-      indent += "  ";
-      sourceIdx.push_back(i);
-      resultIdx.push_back(i + " + " + std::to_string(pad.low[d]));
-      // Negative amounts (the pad of a slice): parts of the source are not
-      // in the padded tensor.
-      if (pad.low[d] < 0 || pad.high[d] < 0)
-        inside.push_back("(unsigned long long)(" + resultIdx.back() + ") < " +
-                         std::to_string(resultShape[d]) + "ULL");
-    }
-    text += indent + (inside.empty() ? "" : "if (" + llvm::join(inside, " && ") + ") ") +
-            name + "[" + linearize(resultIdx, resultShape) +
-            "] = " + arrays.lookup(pad.source) + "[" +
-            linearize(sourceIdx, sourceShape) + "];\n";
-    for (size_t d = sourceShape.size(); d > 0; --d) {
-      indent.resize(indent.size() - 2);
-      text += indent + "}\n";
-    }
+    writeBoxLoops(text, "p", sourceShape, [&](ArrayRef<std::string> idx) {
+      SmallVector<std::string> resultIdx, inside;
+      for (auto [d, i] : llvm::enumerate(idx)) {
+        resultIdx.push_back(i + " + " + std::to_string(pad.low[d]));
+        // Negative amounts (the pad of a slice): parts of the source are
+        // not in the padded tensor.
+        if (pad.low[d] < 0 || pad.high[d] < 0)
+          inside.push_back("(unsigned long long)(" + resultIdx.back() +
+                           ") < " + std::to_string(resultShape[d]) + "ULL");
+      }
+      return (inside.empty() ? "" : "if (" + llvm::join(inside, " && ") + ") ") +
+             name + "[" + linearize(resultIdx, resultShape) +
+             "] = " + arrays.lookup(pad.source) + "[" +
+             linearize(idx, sourceShape) + "];";
+    });
   }
   auto access = [&](Value v, AffineMap map,
                     ArrayRef<std::string> dims) -> FailureOr<std::string> {
@@ -176,35 +188,20 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
   for (Operation *assembly : region.assemblies) {
     Value result = assembly->getResult(0);
     SmallVector<AssemblyPart> parts = getAssemblyParts(assembly);
-    for (const AssemblyPart &part : llvm::reverse(parts)) {
-      SmallVector<std::string> from, to;
-      std::string indent = "  ";
-      for (auto [d, size] : llvm::enumerate(part.sizes)) {
-        std::string i = "c" + std::to_string(d);
-        text += indent + llvm::formatv("for (long long {0} = 0; {0} < {1}; "
-                                       "++{0}) {{\n",
-                                       i, size)
-                             .str();
-        indent += "  ";
-        from.push_back(i);
-        to.push_back(part.offsets[d] != 0
-                         ? i + " + " + std::to_string(part.offsets[d])
-                         : i);
-      }
-      std::string value =
-          region.splats.count(part.source)
-              ? region.splats.lookup(part.source)
-              : loadAs(elementOf(part.source),
-                       arrays.lookup(part.source) + "[" +
-                           linearize(from, part.sizes) + "]");
-      text += indent + arrays.lookup(result) + "[" +
-              linearize(to, shapeOf(result)) +
-              "] = " + storeAs(elementOf(result), value) + ";\n";
-      for (size_t d = part.sizes.size(); d > 0; --d) {
-        indent.resize(indent.size() - 2);
-        text += indent + "}\n";
-      }
-    }
+    for (const AssemblyPart &part : llvm::reverse(parts))
+      writeBoxLoops(text, "c", part.sizes, [&](ArrayRef<std::string> idx) {
+        SmallVector<std::string> to;
+        for (auto [i, offset] : llvm::zip(idx, part.offsets))
+          to.push_back(offset != 0 ? i + " + " + std::to_string(offset) : i);
+        std::string value =
+            region.splats.count(part.source)
+                ? region.splats.lookup(part.source)
+                : loadAs(elementOf(part.source),
+                         arrays.lookup(part.source) + "[" +
+                             linearize(idx, part.sizes) + "]");
+        return arrays.lookup(result) + "[" + linearize(to, shapeOf(result)) +
+               "] = " + storeAs(elementOf(result), value) + ";";
+      });
   }
   text += "}\n";
   return text;

@@ -147,6 +147,20 @@ FailureOr<std::string> TorchWriter::tensorExpr(Value v) {
          ", dtype=" + *dtype + ")";
 }
 
+FailureOr<SmallVector<std::string>>
+TorchWriter::unsplatTensorExprs(ValueRange values, StringRef what) {
+  SmallVector<std::string> exprs;
+  for (Value v : values) {
+    FailureOr<std::string> x = tensorExpr(v);
+    if (failed(x))
+      return failure();
+    if (tensors.lookup(v).splat)
+      return fail(("a " + what + " of a splat").str());
+    exprs.push_back(*x);
+  }
+  return exprs;
+}
+
 void TorchWriter::define(Value v, const Twine &expr) {
   std::string name = resultNames.lookup(v);
   if (name.empty())
@@ -261,33 +275,27 @@ LogicalResult TorchWriter::writePad(tensor::PadOp pad) {
   std::optional<std::string> literal = pythonLiteral(value);
   if (!literal)
     return fail("a pad value with no Python literal");
-  FailureOr<std::string> x = tensorExpr(pad.getSource());
+  FailureOr<SmallVector<std::string>> x =
+      unsplatTensorExprs(pad.getSource(), "pad");
   if (failed(x))
     return failure();
-  if (tensors.lookup(pad.getSource()).splat)
-    return fail("a pad of a splat");
   SmallVector<int64_t> amounts;
   for (int64_t d = pad.getResultType().getRank() - 1; d >= 0; --d) {
     amounts.push_back(pad.getStaticLow()[d]);
     amounts.push_back(pad.getStaticHigh()[d]);
   }
-  define(pad.getResult(), "nn.functional.pad(" + *x + ", (" + args(amounts) +
+  define(pad.getResult(), "nn.functional.pad(" + x->front() + ", (" + args(amounts) +
                               "), value=" + *literal + ")");
   return success();
 }
 
 /// A static concatenation: `torch.cat`.
 LogicalResult TorchWriter::writeConcat(tensor::ConcatOp concat) {
-  SmallVector<std::string> parts;
-  for (Value input : concat.getInputs()) {
-    FailureOr<std::string> x = tensorExpr(input);
-    if (failed(x))
-      return failure();
-    if (tensors.lookup(input).splat)
-      return fail("a concatenation of a splat");
-    parts.push_back(*x);
-  }
-  define(concat.getResult(), "torch.cat([" + llvm::join(parts, ", ") +
+  FailureOr<SmallVector<std::string>> parts =
+      unsplatTensorExprs(concat.getInputs(), "concatenation");
+  if (failed(parts))
+    return failure();
+  define(concat.getResult(), "torch.cat([" + llvm::join(*parts, ", ") +
                                  "], dim=" + std::to_string(concat.getDim()) +
                                  ")");
   return success();
@@ -299,20 +307,17 @@ LogicalResult TorchWriter::writeInsertSlice(tensor::InsertSliceOp insert) {
   if (!isAssembly(insert))
     return fail("a tensor.insert_slice by dynamic amounts, strides or one "
                 "that drops dimensions");
-  FailureOr<std::string> dest = tensorExpr(insert.getDest());
-  FailureOr<std::string> source = tensorExpr(insert.getSource());
-  if (failed(dest) || failed(source))
+  FailureOr<SmallVector<std::string>> x = unsplatTensorExprs(
+      {insert.getDest(), insert.getSource()}, "tensor.insert_slice");
+  if (failed(x))
     return failure();
-  if (tensors.lookup(insert.getDest()).splat ||
-      tensors.lookup(insert.getSource()).splat)
-    return fail("an insert_slice of or into a splat");
   SmallVector<std::string> box;
   for (auto [offset, size] :
        llvm::zip(insert.getStaticOffsets(), insert.getStaticSizes()))
     box.push_back(llvm::formatv("{0}:{1}", offset, offset + size).str());
   std::string result = fresh("t");
-  emit(result + " = " + *dest + ".clone()");
-  emit(result + "[" + llvm::join(box, ", ") + "] = " + *source);
+  emit(result + " = " + (*x)[0] + ".clone()");
+  emit(result + "[" + llvm::join(box, ", ") + "] = " + (*x)[1]);
   tensors[insert.getResult()] = {result, std::nullopt};
   return success();
 }

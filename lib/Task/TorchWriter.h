@@ -86,6 +86,11 @@ private:
 
   /// The tensor `v` as a Python expression (a splat becomes torch.full).
   FailureOr<std::string> tensorExpr(Value v);
+  /// The tensors `values` as Python expressions, none of them a splat
+  /// (torch.full would be on the CPU beside the inputs); `what` names the
+  /// op in the reason.
+  FailureOr<SmallVector<std::string>> unsplatTensorExprs(ValueRange values,
+                                                         StringRef what);
   /// Names the result `v` of an op as `expr`.
   void define(Value v, const Twine &expr);
   /// `x` cast to the element type of `to` when `from` differs.
