@@ -105,6 +105,14 @@ class ConcatBranches(nn.Module):
         return torch.cat([torch.relu(a), torch.sigmoid(b)], dim=1)
 
 
+class DenseConcat(nn.Module):
+    """A DenseNet layer's concatenation over channels: its input and new
+    features of other channel counts."""
+
+    def forward(self, x, y, z):
+        return torch.cat([x, torch.relu(y * 2 + 1), torch.sigmoid(z)], dim=1)
+
+
 class AttentionScores(nn.Module):
     """softmax(q k^T / sqrt(d)) over batched heads."""
 
@@ -254,6 +262,7 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "sum_keepdim": (SumKeepdim, [_randn(16, 256, 64)]),
     "flatten_linear": (FlattenLinear, [_randn(4, 8, 16, 16)]),
     "concat_branches": (ConcatBranches, [_randn(32, 64), _randn(32, 64)]),
+    "dense_concat": (DenseConcat, [_randn(2, 16, 8, 8), _randn(2, 8, 8, 8), _randn(2, 4, 8, 8)]),
     "attention_scores": (AttentionScores, [_randn(4, 128, 64), _randn(4, 128, 64)]),
     "gemm_relu_sum": (GemmReluSum, [_randn(128, 256)]),
     "linear_glu": (LinearGlu, [_randn(128, 256)]),
@@ -299,6 +308,10 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     # torch.cat of two activations of 4096 x 8192 each into 4096 x 16384: the branches
     # written in place (torch.compile fuses the cat too).
     "kb_concat_branches": (ConcatBranches, [_randn(4096, 8192), _randn(4096, 8192)]),
+    # A DenseNet-121 first-block concatenation at 16 images of 56 x 56: the block's 256
+    # channels and new features of 32 and 64 channels (parts of different sizes).
+    "kb_dense_concat": (DenseConcat, [_randn(16, 256, 56, 56), _randn(16, 32, 56, 56),
+                                      _randn(16, 64, 56, 56)]),
 }
 
 
