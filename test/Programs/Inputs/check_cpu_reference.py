@@ -94,6 +94,8 @@ PROGRAMS = {
                             lambda x, y, z: [np.concatenate([np.exp(x), y, np.tanh(z)], axis=1)]),
     "insert-slice-box": ("insert_box", [(4, 16), (2, 8), (8,)],
                          lambda x, y, s: [inserted(x, np.tanh(y) * s, (slice(1, 3), slice(4, 12)))]),
+    "insert-slice-zeros": ("insert_zeros", [(4, 8)],
+                           lambda x: [inserted(np.zeros((6, 16)), np.exp(x), (slice(1, 5), slice(4, 12)))]),
     "slice-exp": ("slices", [(4, 16)], lambda x: [np.exp(x[:, 2:10]), x[1:3]]),
     "first-step-of-computed": ("first_step", [(4, 2, 32)],
                                lambda x: [np.maximum(np.exp(x)[0], 0)]),
