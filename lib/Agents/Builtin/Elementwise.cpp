@@ -58,7 +58,7 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   // places (x[i, k] and x[j, k]) is two loads.
   llvm::StringMap<std::string> vectors;
   // The innermost index of the element this lane reads at, and lane 0's,
-  // as a part of a concatenation reads them (less the part's offset).
+  // as a part of an assembled output reads them (less the part's offset).
   std::string lastDim, firstDim;
   int lane = 0;
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
