@@ -157,16 +157,24 @@ bool isClonable(Operation *op) {
   return false;
 }
 
-/// Returns why the linalg op `op` cannot be part of a region, or nullopt.
-std::optional<std::string> whyIneligible(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics())
-    return std::string("it operates on buffers, not tensors");
+/// Returns why an operand or result of `op` cannot cross a region
+/// boundary, or nullopt.
+std::optional<std::string> checkTensorTypes(Operation *op) {
   for (Type type : op->getOperandTypes())
     if (auto reason = checkTensorType(type))
       return reason;
   for (Type type : op->getResultTypes())
     if (auto reason = checkTensorType(type))
       return reason;
+  return std::nullopt;
+}
+
+/// Returns why the linalg op `op` cannot be part of a region, or nullopt.
+std::optional<std::string> whyIneligible(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics())
+    return std::string("it operates on buffers, not tensors");
+  if (auto reason = checkTensorTypes(op))
+    return reason;
   // Values captured by the body must be rebuilt inside the region.
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegions(), captured);
@@ -397,13 +405,7 @@ BlockGrouper::run(DenseMap<Operation *, std::string> &reasons) {
   DenseMap<Operation *, OpClass> classes;
   for (Operation &op : block) {
     if (isAssembly(&op)) {
-      std::optional<std::string> reason;
-      for (Type type : op.getOperandTypes())
-        if (!reason)
-          reason = checkTensorType(type);
-      if (!reason)
-        reason = checkTensorType(op.getResult(0).getType());
-      if (reason) {
+      if (auto reason = checkTensorTypes(&op)) {
         reasons[&op] = *reason;
         continue;
       }

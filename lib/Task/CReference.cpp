@@ -61,6 +61,12 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
   for (auto [o, out] : llvm::enumerate(region.outputs))
     if (!arrays.count(out))
       arrays[out] = "out" + std::to_string(o);
+  // The element at `offset` of `v`: its splat value, or a read of its array.
+  auto readAt = [&](Value v, const std::string &offset) {
+    return region.splats.count(v)
+               ? region.splats.lookup(v)
+               : loadAs(elementOf(v), arrays.lookup(v) + "[" + offset + "]");
+  };
   // A host-style reference: the kernels' parameters, no __global__.
   std::string text = "void region(" + renderParameters(region) + ") {\n";
   unsigned counter = 0, temps = 0;
@@ -121,10 +127,7 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
       if (arg.use_empty())
         continue;
       int64_t n = product(shapeOf(result));
-      std::string from = region.splats.count(init.get())
-                             ? region.splats.lookup(init.get())
-                             : loadAs(elementOf(init.get()),
-                                      arrays.lookup(init.get()) + "[i]");
+      std::string from = readAt(init.get(), "i");
       text += llvm::formatv("  for (long long i = 0; i < {0}; ++i)\n"
                             "    {1}[i] = {2};\n",
                             n, arrays.lookup(result),
@@ -193,14 +196,11 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
         SmallVector<std::string> to;
         for (auto [i, offset] : llvm::zip(idx, part.offsets))
           to.push_back(offset != 0 ? i + " + " + std::to_string(offset) : i);
-        std::string value =
-            region.splats.count(part.source)
-                ? region.splats.lookup(part.source)
-                : loadAs(elementOf(part.source),
-                         arrays.lookup(part.source) + "[" +
-                             linearize(idx, part.sizes) + "]");
         return arrays.lookup(result) + "[" + linearize(to, shapeOf(result)) +
-               "] = " + storeAs(elementOf(result), value) + ";";
+               "] = " +
+               storeAs(elementOf(result),
+                       readAt(part.source, linearize(idx, part.sizes))) +
+               ";";
       });
   }
   text += "}\n";
