@@ -12,6 +12,7 @@
 #include "cuda-agent/Outline/Generalize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -104,6 +105,17 @@ static bool hasNoParallelLoop(linalg::LinalgOp op) {
          llvm::all_of(op.getDpsInits(), [](Value init) {
            return cast<ShapedType>(init.getType()).getRank() == 0;
          });
+}
+
+void cuda_agent::markArgumentsReadOnly(func::FuncOp func) {
+  if (func.isExternal() || !func.isPublic())
+    return;
+  auto notWritable = BoolAttr::get(func.getContext(), false);
+  for (BlockArgument arg : func.getArguments())
+    if (isa<TensorType>(arg.getType()))
+      func.setArgAttr(arg.getArgNumber(),
+                      bufferization::BufferizationDialect::kWritableAttrName,
+                      notWritable);
 }
 
 LogicalResult cuda_agent::moveParallelLoopsOutward(func::FuncOp func) {

@@ -221,22 +221,28 @@ struct TransposeOfUnitDims : OpRewritePattern<linalg::TransposeOp> {
 
 /// The products under `root` that are not in `reduced` and the generics the
 /// outliner may fuse with them: the elementwise chain after a product (its
-/// epilogue, up to the ops that read a keepdim value) with the reductions
-/// that read it (not followed further), and a product's elementwise operand
-/// producers (casts, transposes; not followed further). A reshape between any
-/// two of them would split a product from what it fuses. What comes before a
-/// prologue (a layer norm feeding a linear layer) is not part of it.
+/// epilogue, up to the ops that read a keepdim value) with, after a
+/// convolution, the reductions that read it (a min over the channels, which
+/// the grouping fuses into the convolution's region; not followed further),
+/// and a product's elementwise operand producers (casts, transposes; not
+/// followed further). A reshape between any two of them would split a
+/// product from what it fuses. A reduction after a contraction is a region
+/// of its own (a linear layer's softmax or sum), so it loses its unit
+/// dimensions like any other generic and its keepdim output becomes a row.
+/// What comes before a prologue (a layer norm feeding a linear layer) is not
+/// part of it.
 static DenseSet<Operation *>
 productNeighbourhoods(Operation *root, const DenseSet<Operation *> &reduced) {
   DenseSet<Operation *> kept;
-  SmallVector<Operation *> work;
+  // Each op of an epilogue with whether its product is a convolution.
+  SmallVector<std::pair<Operation *, bool>> work;
   auto isElementwise = [](linalg::LinalgOp op) {
     return op.getNumReductionLoops() == 0;
   };
   root->walk([&](linalg::LinalgOp op) {
     if (!isProduct(op) || reduced.contains(op) || !kept.insert(op).second)
       return;
-    work.push_back(op);
+    work.push_back({op, linalg::isaConvolutionOpInterface(op)});
     for (Value operand : op->getOperands())
       if (auto producer = operand.getDefiningOp<linalg::LinalgOp>())
         if (isa<linalg::GenericOp, linalg::TransposeOp>(producer) &&
@@ -244,17 +250,18 @@ productNeighbourhoods(Operation *root, const DenseSet<Operation *> &reduced) {
           kept.insert(producer);
   });
   while (!work.empty()) {
-    Operation *op = work.pop_back_val();
+    auto [op, afterConvolution] = work.pop_back_val();
     for (Operation *user : op->getUsers()) {
       auto generic = dyn_cast<linalg::GenericOp>(user);
       // An elementwise op that reads a keepdim value (a row's max or sum, as
       // a softmax after a linear layer reads them) waits for a reduction of
       // the epilogue: the product cannot fuse it, so it is no epilogue and
       // its unit dimensions go like any other generic's.
-      if (!generic || (isElementwise(generic) && readsKeepdim(generic)))
+      if (!generic || (isElementwise(generic) && readsKeepdim(generic)) ||
+          (!isElementwise(generic) && !afterConvolution))
         continue;
       if (kept.insert(generic).second && isElementwise(generic))
-        work.push_back(generic); // the epilogue goes on
+        work.push_back({generic, afterConvolution}); // the epilogue goes on
     }
   }
   return kept;

@@ -34,6 +34,8 @@ void cuda_agent::addBufferizeToOutParams(OpPassManager &pm) {
   // linalg.softmax is left alone by the linalg-to-loops conversions.
   pm.addNestedPass<func::FuncOp>(createAgentDecomposeAggregatedPass());
   pm.addPass(createCanonicalizerPass());
+  // Tensors the caller passes are values: copied before they are written.
+  pm.addNestedPass<func::FuncOp>(createAgentReadOnlyArgumentsPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

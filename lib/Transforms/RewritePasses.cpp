@@ -14,6 +14,7 @@ namespace mlir::cuda_agent {
 #define GEN_PASS_DEF_AGENTDEVICEBUFFERSPASS
 #define GEN_PASS_DEF_AGENTGPULOOPSPASS
 #define GEN_PASS_DEF_AGENTPARALLELLOOPSOUTWARDPASS
+#define GEN_PASS_DEF_AGENTREADONLYARGUMENTSPASS
 #define GEN_PASS_DEF_AGENTSPLITLONGREDUCTIONSPASS
 #define GEN_PASS_DEF_AGENTSTRIDEDCOPIESPASS
 #include "cuda-agent/Transforms/Passes.h.inc"
@@ -73,6 +74,14 @@ struct AgentParallelLoopsOutwardPass
                   cuda_agent::impl::AgentParallelLoopsOutwardPassBase> {
   static LogicalResult rewrite(func::FuncOp f) {
     return moveParallelLoopsOutward(f);
+  }
+};
+struct AgentReadOnlyArgumentsPass
+    : RewritePass<AgentReadOnlyArgumentsPass,
+                  cuda_agent::impl::AgentReadOnlyArgumentsPassBase> {
+  static LogicalResult rewrite(func::FuncOp f) {
+    markArgumentsReadOnly(f);
+    return success();
   }
 };
 } // namespace

@@ -77,13 +77,16 @@ def _import_torch_mlir():
 
 
 def decomposition_table():
-    """torch-mlir's decompositions, and the scans as linalg (``_scan``) instead of
-    ``tm_tensor.scan``, which cuda-agent-opt does not read."""
+    """torch-mlir's decompositions; the scans as linalg (``_scan``) instead of
+    ``tm_tensor.scan``, which cuda-agent-opt does not read; group norm as one row
+    region (``_norms``) instead of float64 statistics gathered per channel."""
     from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
+    from ._norms import NORM_DECOMPOSITIONS
     from ._scan import SCAN_DECOMPOSITIONS
     table = dict(get_decomposition_table())
     table.update(SCAN_DECOMPOSITIONS)
+    table.update(NORM_DECOMPOSITIONS)
     return table
 
 

@@ -210,6 +210,34 @@ class BatchNormTrain(nn.Module):
                                          eps=norm.eps)
 
 
+class GroupNorm(nn.Module):
+    """KernelBench level 1's GroupNorm: each group of channels normalized over
+    its channels and positions, then scaled and shifted per channel."""
+
+    def __init__(self, groups=4, channels=16):
+        super().__init__()
+        self.norm = nn.GroupNorm(groups, channels)
+        # Not the ones and zeros it starts with: the affine is checked too.
+        with torch.no_grad():
+            self.norm.weight.normal_()
+            self.norm.bias.normal_()
+
+    def forward(self, x):
+        return self.norm(x)
+
+
+class Pool(nn.Module):
+    """KernelBench level 1's pooling layers: ``nn.AvgPool2d`` or ``nn.MaxPool2d``
+    with their arguments."""
+
+    def __init__(self, kind="avg", **kwargs):
+        super().__init__()
+        self.pool = (nn.AvgPool2d if kind == "avg" else nn.MaxPool2d)(**kwargs)
+
+    def forward(self, x):
+        return self.pool(x)
+
+
 class LstmOutput(nn.Module):
     """An nn.LSTM over a few time steps (KernelBench level 3's LSTMs), its output
     sequence: each step reads its slice of the input projection."""
@@ -269,6 +297,10 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "mse_loss": (MseLoss, [_randn(128, 512), _randn(128, 512)]),
     "lstm": (LstmOutput, [_randn(4, 4, 64)]),
     "batch_norm_train": (BatchNormTrain, [_randn(8, 16, 32, 32)]),
+    "group_norm": (GroupNorm, [_randn(2, 16, 8, 8)]),
+    "avg_pool": (lambda: Pool("avg", kernel_size=3, stride=2, padding=1), [_randn(2, 4, 16, 16)]),
+    "max_pool": (lambda: Pool("max", kernel_size=2, stride=2, padding=1, dilation=3),
+                 [_randn(2, 4, 16, 16)]),
     # Scans: torch-mlir's tm_tensor.scan replaced by a blocked scan in linalg (_scan.py);
     # 1000 is not a multiple of the block, 4000 (KernelBench's length) is.
     "cumsum": (Cumsum, [_randn(16, 1000)]),
@@ -305,6 +337,14 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     # KernelBench level 1's BatchNorm (training mode) at its size: 64 channels of
     # 16 x 256 x 256, each channel's statistics a strided row of 1M elements.
     "kb_batch_norm_train": (lambda: BatchNormTrain(64), [_randn(16, 64, 256, 256)]),
+    # KernelBench level 1's GroupNorm at its size: 8 groups of 64 channels over
+    # 16 x 256 x 256, each group a row of 8 x 65536 elements.
+    "kb_group_norm": (lambda: GroupNorm(8, 64), [_randn(16, 64, 256, 256)]),
+    # KernelBench level 1's AvgPool2d (kernel 3) and MaxPool2d (kernel 2, stride 2,
+    # padding 1, dilation 3) at their sizes.
+    "kb_avg_pool": (lambda: Pool("avg", kernel_size=3), [_randn(16, 64, 256, 256)]),
+    "kb_max_pool": (lambda: Pool("max", kernel_size=2, stride=2, padding=1, dilation=3),
+                    [_randn(16, 32, 128, 128)]),
     # torch.cat of two activations of 4096 x 8192 each into 4096 x 16384: the branches
     # written in place (torch.compile fuses the cat too).
     "kb_concat_branches": (ConcatBranches, [_randn(4096, 8192), _randn(4096, 8192)]),

@@ -144,3 +144,50 @@ func.func @linear_softmax(%w: tensor<32x64xf32>, %b: tensor<32xf32>, %x: tensor<
   } -> tensor<16x32xf32>
   return %p : tensor<16x32xf32>
 }
+
+// -----
+
+// A keepdim sum after a linear layer's epilogue (KernelBench's Gemm +
+// Sigmoid + Sum): the grouping never fuses a reduction into a contraction's
+// region, so the sum is no part of the product's neighbourhood and loses its
+// unit dimension: a row region writing 16 values, viewed as 16x1 in the
+// caller. (A reduction after a convolution keeps it: a min over the output
+// channels fuses into the convolution's region, conv-scale-min.mlir.)
+// CHECK-NOT: remark: kept outside
+// CHECK-LABEL: func.func @linear_sigmoid_sum(
+// CHECK-NEXT: %[[Y:.*]] = call @linear_sigmoid_sum_region0(
+// CHECK-NEXT: %[[S:.*]] = call @linear_sigmoid_sum_region1(%[[Y]])
+// CHECK-NEXT: %[[K:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0, 1]] output_shape [16, 1] : tensor<16xf32> into tensor<16x1xf32>
+// CHECK-NEXT: return %[[K]]
+// CHECK: func.func private @linear_sigmoid_sum_region0({{.*}}kind = "contraction"
+// CHECK: math.exp
+// CHECK: func.func private @linear_sigmoid_sum_region1(%arg0: tensor<16x32xf32>) -> tensor<16xf32> {{.*}}kind = "reduction"
+// CHECK-NOT: 16x1xf32
+// CHECK: return
+// ROWS: ===== rows variants of @linear_sigmoid_sum_region1 =====
+// ROWS: ----- variant rows-
+#sig = affine_map<(d0, d1) -> (d0, d1)>
+#sig_keep = affine_map<(d0, d1) -> (d0, 0)>
+func.func @linear_sigmoid_sum(%x: tensor<16x64xf32>, %w: tensor<64x32xf32>) -> tensor<16x1xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%f : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %sg = linalg.generic {indexing_maps = [#sig, #sig], iterator_types = ["parallel", "parallel"]} ins(%mm : tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    %x2 = math.exp %n : f32
+    %d = arith.addf %x2, %one : f32
+    %r = arith.divf %one, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<16x32xf32>
+  %es = tensor.empty() : tensor<16x1xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<16x1xf32>) -> tensor<16x1xf32>
+  %sum = linalg.generic {indexing_maps = [#sig, #sig_keep], iterator_types = ["parallel", "reduction"]} ins(%sg : tensor<16x32xf32>) outs(%fs : tensor<16x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<16x1xf32>
+  return %sum : tensor<16x1xf32>
+}

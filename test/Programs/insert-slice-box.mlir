@@ -4,6 +4,8 @@
 // RUN: cuda-agent-opt %s --agent-lower="verify=db db=%t/empty.db" 2> %t/agent.log | FileCheck %s --check-prefix=AGENT
 // RUN: cuda-agent-opt %s --agent-outline --agent-emit-bundle="dir=%t/outlined whole-program=true" -o /dev/null 2> /dev/null
 // RUN: FileCheck %s --check-prefix=OUTLINED < %t/outlined/plan.json
+// RUN: cuda-agent-opt %s --agent-emit-bundle="dir=%t/program whole-program=true" -o /dev/null 2> /dev/null
+// RUN: FileCheck %s --check-prefix=PROGRAM < %t/program/plan.json
 // RUN: cuda-agent-opt %s --agent-outline 2>/dev/null | cuda-agent-opt --agent-test-builtin-variants="strategy=elementwise" | FileCheck %s --check-prefix=KERNEL
 // torch: out = x.clone(); out[1:3, 4:12] = torch.tanh(y) * s (a slice
 // assignment, torch's slice_scatter) with x of 4x16, y of 2x8 and s of 8
@@ -28,12 +30,29 @@ func.func @insert_box(%x: tensor<4x16xf32>, %y: tensor<2x8xf32>, %s: tensor<8xf3
 // AGENT-LABEL: llvm.func @insert_box(
 // AGENT: llvm.call @insert_box_region0(
 
-// The region's default lowering: the destination copied into the output
-// (a copy step of the plan, x is an argument), the box written by a kernel.
+// Outlined, the region (a private function) writes the box into its
+// argument in place, so the caller passes it a copy of x, never x itself.
 // OUTLINED: "launches"
 // OUTLINED: "copy": {
 // OUTLINED-NEXT: "from": "in0",
+// OUTLINED-NEXT: "to": "[[COPY:tmp[0-9]+]]"
+// OUTLINED: "args": [
+// OUTLINED: "[[COPY]]",
+// OUTLINED: "copy": {
+// OUTLINED-NEXT: "from": "[[COPY]]",
 // OUTLINED-NEXT: "to": "out0"
+
+// The whole program's default lowering: x is the caller's value, so it is
+// copied into the output before the box is written there, never written in
+// place (the runner rejects a plan that writes into an input buffer).
+// PROGRAM: "launches"
+// PROGRAM: "copy": {
+// PROGRAM-NEXT: "from": "in0",
+// PROGRAM-NEXT: "to": "out0"
+// PROGRAM: "args": [
+// PROGRAM-NEXT: "out0",
+// PROGRAM-NEXT: "tmp0"
+// PROGRAM-NOT: "in0"
 
 // One kernel: the box's condition in both dimensions, the source read at
 // the index less the box's offsets, the destination elsewhere.

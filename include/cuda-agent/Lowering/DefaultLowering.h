@@ -30,6 +30,14 @@ constexpr int64_t kRank1TileSize = 256;
 /// contiguous one and goes to threadIdx.x (innermost-first mapping).
 constexpr int64_t kRank2TileSizes[] = {8, 32};
 
+/// Marks every tensor argument of `func`, when it is public and has a body,
+/// `bufferization.writable = false`: the caller's tensors are values, so
+/// one-shot bufferization copies an argument before writing into it (an
+/// `insert_slice` into an argument would otherwise write the box into the
+/// caller's input buffer). Private functions (regions) are left to the
+/// module analysis, which copies at their call sites where needed.
+void markArgumentsReadOnly(func::FuncOp func);
+
 /// Interchanges the loops of every `linalg.generic` in `func` that has a
 /// reduction loop before a parallel one so that the parallel loops come
 /// first (in order), then the reductions (in order). A linalg op on tensors

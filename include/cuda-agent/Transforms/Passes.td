@@ -483,6 +483,31 @@ def AgentPrintPromptPass : Pass<"agent-print-prompt", "::mlir::ModuleOp"> {
 }
 
 
+def AgentReadOnlyArgumentsPass
+    : Pass<"agent-read-only-arguments", "::mlir::func::FuncOp"> {
+  let summary = "Keep the tensors a public function receives unwritten";
+  let description = [{
+    Marks every tensor argument of a public function with a body
+    `bufferization.writable = false`, so that `one-shot-bufferize` copies an
+    argument before writing into it. Tensors are values: without the mark, a
+    `tensor.insert_slice` into an argument bufferizes in place and writes
+    into the caller's input buffer, which the runner rejects ("the plan
+    wrote into input buffer"). Private functions (regions) are left to the
+    module analysis, which copies at their call sites where needed.
+
+    Before:
+    ```mlir
+    func.func @f(%x: tensor<4x16xf32>, %y: tensor<2x8xf32>) -> tensor<4x16xf32>
+    ```
+    After:
+    ```mlir
+    func.func @f(%x: tensor<4x16xf32> {bufferization.writable = false},
+                 %y: tensor<2x8xf32> {bufferization.writable = false}) -> tensor<4x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def AgentSplicePass : Pass<"agent-splice", "::mlir::ModuleOp"> {
   let summary = "Replace regions by launches of their verified kernels";
   let description = [{

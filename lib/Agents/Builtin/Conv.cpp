@@ -179,15 +179,12 @@ FailureOr<ConvProduct> analyzeConv(const LinalgRegion &region,
       return failure();
     }
   }
-  // The implicit GEMM and the direct kernel sum input x filter products (casts
-  // of either allowed); a generic with a convolution's maps and another body
-  // (a pooling's max, a sum of the input alone) is not one of them.
-  if (!linalg::detail::isContractionBody(
-          *g.getBlock(), [](Operation *mul, Operation *add) {
-            return isa<arith::MulFOp>(mul) && isa<arith::AddFOp>(add);
-          })) {
+  // The implicit GEMM and the direct kernel sum input x filter products; a
+  // generic with a convolution's maps and another body (a pooling's max, a
+  // sum of the input alone) is the serial reduction's (hasProduct).
+  if (!isMultiplyAdd(g)) {
     why = "a convolution whose body is not a multiply-add of its input and "
-          "filter (a pooling's max or sum) is not written yet";
+          "filter (a pooling: the serial-reduction strategy's)";
     return failure();
   }
   c.mapIn = g.getMatchingIndexingMap(g.getDpsInputOperand(0));

@@ -49,13 +49,23 @@ bool isMatrixVector(linalg::GenericOp g) {
 }
 } // namespace
 
+bool cuda_agent::builtin::isMultiplyAdd(linalg::GenericOp g) {
+  return linalg::detail::isContractionBody(
+      *g.getBlock(), [](Operation *mul, Operation *add) {
+        return (isa<arith::MulFOp>(mul) && isa<arith::AddFOp>(add)) ||
+               (isa<arith::MulIOp>(mul) && isa<arith::AddIOp>(add));
+      });
+}
+
 bool cuda_agent::builtin::hasProduct(const LinalgRegion &region) {
   // A matrix-vector product reads its matrix once: a memory-bound
-  // reduction the row and column-reduction kernels take, not a product.
+  // reduction the row and column-reduction kernels take, not a product;
+  // so is a pooling (a convolution's maps, its body a max or a sum of the
+  // input alone), which the serial reduction takes.
   return llvm::any_of(region.generics, [](linalg::GenericOp g) {
     return isReduction(g) &&
            ((linalg::isaContractionOpInterface(g) && !isMatrixVector(g)) ||
-            linalg::isaConvolutionOpInterface(g));
+            (linalg::isaConvolutionOpInterface(g) && isMultiplyAdd(g)));
   });
 }
 

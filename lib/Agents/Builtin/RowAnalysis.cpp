@@ -146,6 +146,26 @@ static bool isGroupColumns(AffineMap map, const RowShape &rs,
   return shape == ArrayRef<int64_t>(want);
 }
 
+/// Whether `map` reads a tensor of `shape` by a projection of the loops that
+/// keeps their order (a group norm's weight of each group and channel
+/// within the group, `(n, g, c, hw) -> (g, c)`), other than all of them: the
+/// row kernels read such an operand one element at a time.
+static bool isOrderedProjection(AffineMap map, ArrayRef<int64_t> loopShape,
+                                ArrayRef<int64_t> shape) {
+  if (map.getNumResults() == 0 || map.getNumResults() >= loopShape.size() ||
+      shape.size() != map.getNumResults())
+    return false;
+  int64_t last = -1;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || int64_t(d.getPosition()) <= last ||
+        shape[i] != loopShape[d.getPosition()])
+      return false;
+    last = d.getPosition();
+  }
+  return true;
+}
+
 /// The generics of `region` that compute one value per column (over the
 /// columns' shape, every result read through the identity): each reads
 /// splats, rank-0 values, and inputs or other such generics' results of the
@@ -282,11 +302,14 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
            map.getNumResults() == rs.colDims.size() &&
            shape == ArrayRef<int64_t>(rs.colDims)) ||
           (rs.isTrailing() && loops == rank &&
-           isGroupColumns(map, rs, shape));
+           isGroupColumns(map, rs, shape)) ||
+          (loops == rank && !v.getDefiningOp() &&
+           isOrderedProjection(map, full, shape));
       if (!ok) {
         why = "an operand that is not the rows, one value per row, per "
               "column or per column of a group of rows with the matching "
-              "indexing map, or a rank-0 value";
+              "indexing map, an input read by a projection of the loops, or "
+              "a rank-0 value";
         return failure();
       }
       // A value the kernel holds per row (a reduction's, or a generic's over

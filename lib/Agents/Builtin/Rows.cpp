@@ -22,9 +22,11 @@ using namespace mlir::cuda_agent::builtin;
 
 namespace {
 /// How an input read in a row pass is indexed: the whole row, one value per
-/// row, one value per column, or one per column of each group of rows (the
-/// leading row dimensions: a batched matrix-vector product's vectors).
-enum class RowClass { Full, PerRow, PerCol, PerGroupCol };
+/// row, one value per column, one per column of each group of rows (the
+/// leading row dimensions: a batched matrix-vector product's vectors), or
+/// another projection of the loops (a group norm's weight, per group and
+/// channel of the group), read one element at a time.
+enum class RowClass { Full, PerRow, PerCol, PerGroupCol, Projection };
 } // namespace
 
 int64_t cuda_agent::builtin::chunkColumns(int64_t cols, int64_t chunks,
@@ -157,16 +159,33 @@ RowKernelWriter::writePass(EmitFn emit,
   int lane = 0;
   llvm::DenseMap<unsigned, std::string> loaded;
   llvm::DenseMap<Value, std::string> stagedLoads;
+  // The lane's column indices and loop indices, which the classes compare
+  // the indices an input is read at with.
+  SmallVector<std::string> colIdx, loopIdx;
   eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     std::string ref = "in" + std::to_string(i);
     Type type = elementOf(region.inputs[i]);
-    size_t groupDims = idx.size() - rs.colDims.size();
-    RowClass cls = ArrayRef<std::string>(idx) == ArrayRef<std::string>(rowIdx)
-                       ? RowClass::PerRow
-                   : idx.size() == rowIdx.size() + rs.colDims.size()
-                       ? RowClass::Full
-                   : groupDims == 0 ? RowClass::PerCol
-                                    : RowClass::PerGroupCol;
+    ArrayRef<int64_t> shape = shapeOf(region.inputs[i]);
+    size_t groupDims = idx.size() > colIdx.size() && rs.isTrailing()
+                           ? idx.size() - colIdx.size()
+                           : 0;
+    auto readsAs = [&](ArrayRef<std::string> want,
+                       ArrayRef<int64_t> wantShape) {
+      return idx == want && shape == wantShape;
+    };
+    SmallVector<std::string> groupIdx(rowIdx.begin(),
+                                      rowIdx.begin() + groupDims);
+    groupIdx.append(colIdx);
+    SmallVector<int64_t> groupShape(rs.rowDims.begin(),
+                                    rs.rowDims.begin() + groupDims);
+    groupShape.append(rs.colDims);
+    RowClass cls = readsAs(rowIdx, rs.rowDims)    ? RowClass::PerRow
+                   : readsAs(loopIdx, fullShape)  ? RowClass::Full
+                   : readsAs(colIdx, rs.colDims) && rs.isTrailing()
+                       ? RowClass::PerCol
+                   : groupDims > 0 && readsAs(groupIdx, groupShape)
+                       ? RowClass::PerGroupCol
+                       : RowClass::Projection;
     switch (cls) {
     case RowClass::Full:
       if (cache)
@@ -198,12 +217,15 @@ RowKernelWriter::writePass(EmitFn emit,
     }
     case RowClass::PerRow:
       return eval.loadElement(i, "row");
+    case RowClass::Projection:
+      return eval.loadAt(i, idx);
     }
     return "0";
   };
   for (lane = 0; lane < vector; ++lane) {
-    SmallVector<std::string> idx = rs.loopIndices(
-        rowIdx, delinearize("c + " + std::to_string(lane), rs.colDims));
+    colIdx = delinearize("c + " + std::to_string(lane), rs.colDims);
+    loopIdx = rs.loopIndices(rowIdx, colIdx);
+    SmallVector<std::string> idx = loopIdx;
     eval.forget();
     eval.knownAt.clear();
     for (auto &[tensor, array] : cachedTensors)

@@ -134,20 +134,28 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
     if (isReduction(g))
       reductions.push_back(g);
   if (reductions.size() != 1 || region.outputs.size() != 1 ||
-      region.outputs[0] != reductions[0].getResult(0) ||
-      reductions[0].getNumDpsInits() != 1 ||
+      reductions[0].getNumResults() != 1 ||
       !region.splats.count(reductions[0].getDpsInitOperand(0)->get())) {
     why = "not a single reduction into a filled output";
     return failure();
   }
   linalg::GenericOp g = reductions[0];
-  Value out = region.outputs[0];
+  // The region's output: the reduction's, or (in the plain kernel) an
+  // elementwise epilogue of it at the same elements, such as an average
+  // pool's division by its window.
+  Value out = region.outputs[0], reduced = g.getResult(0);
+  bool epilogue = out != reduced;
+  if (epilogue && (slices || width > 1 || shapeOf(out) != shapeOf(reduced))) {
+    why = "an epilogue of a reduction over other elements than its own, or "
+          "in a sliced kernel";
+    return failure();
+  }
   AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
   if (!outMap.isProjectedPermutation()) {
     why = "a reduction output map that is not a projected permutation";
     return failure();
   }
-  ArrayRef<int64_t> outShape = shapeOf(out);
+  ArrayRef<int64_t> outShape = shapeOf(reduced);
   SmallVector<int64_t> ranges = g.getStaticLoopRanges();
   SmallVector<std::string> dims(ranges.size());
   SmallVector<std::string> idx = delinearize("e", outShape);
@@ -245,7 +253,7 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
     }
     return writeWideSlices(region, g, *combiner, steps, loops, close, slices);
   }
-  std::string ctype = getCType(elementOf(out))->compute;
+  std::string ctype = getCType(elementOf(reduced))->compute;
   int64_t total = product(outShape);
   if (slices)
     return writeSlices(region, g, *combiner, body + "    acc = " +
@@ -263,7 +271,19 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
              .str();
   src += loops + body + "    acc = " + combiner->combine("acc", mapped) +
          ";\n" + close;
-  src += "    out0[e] = " + storeAs(elementOf(out), "acc") + ";\n  }\n}\n";
+  std::string result = "acc";
+  if (epilogue) {
+    // The epilogue at the thread's element, the reduction's value there the
+    // accumulator.
+    StatementWriter writer(src, counter);
+    ElementEvaluator eval(region, writer);
+    eval.knownAt[reduced] = {idx, "acc"};
+    FailureOr<std::string> value = eval.valueAt(out, idx, why);
+    if (failed(value))
+      return failure();
+    result = *value;
+  }
+  src += "    out0[e] = " + storeAs(elementOf(out), result) + ";\n  }\n}\n";
   int64_t blocks = std::max<int64_t>(
       1, std::min<int64_t>((total + threads - 1) / threads, 1 << 20));
   return Variant{llvm::formatv("serial-t{0}", threads).str(),
@@ -279,6 +299,9 @@ public:
   bool match(const LinalgRegion &region, std::string &) const override {
     return !isElementwise(region);
   }
+  /// Every kernel reads its terms through the evaluator, which reads a pad
+  /// (an average pool's zero border) with bounds.
+  bool readsPads() const override { return true; }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &target,
                    Precision, VariantList &list) const override {

@@ -107,8 +107,14 @@ std::vector<Variant> writeVariants(const LinalgRegion &region,
 /// (Elementwise.cpp, Transpose.cpp); the other strategies take the rest.
 bool isElementwise(const LinalgRegion &region);
 
-/// A contraction or convolution in the region: the class of the product
-/// strategies (Conv.cpp, Matmul.cpp), which no other strategy takes.
+/// Whether `g`'s body sums products of its inputs (float or integer; casts of
+/// either allowed): a convolution's, where a pooling's is a max or a sum of
+/// the input alone.
+bool isMultiplyAdd(linalg::GenericOp g);
+
+/// A contraction or convolution (not a pooling: isMultiplyAdd) in the
+/// region: the class of the product strategies (Conv.cpp, Matmul.cpp), which
+/// no other strategy takes.
 bool hasProduct(const LinalgRegion &region);
 
 /// Whether `strategy` is one of the product strategies.

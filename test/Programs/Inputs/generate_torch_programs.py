@@ -107,6 +107,33 @@ class MaxPool(nn.Module):
         return F.max_pool2d(x, kernel_size=2)
 
 
+class AvgPool(nn.Module):
+    """KernelBench level 1's AvgPool2d: a window sum, then a division by the
+    window (one serial-reduction kernel with its epilogue)."""
+
+    def forward(self, x):
+        return F.avg_pool2d(x, kernel_size=3, stride=2, padding=1)
+
+
+class MaxPool1d(nn.Module):
+    """KernelBench level 1's MaxPool1d, with a stride other than its window."""
+
+    def forward(self, x):
+        return F.max_pool1d(x, kernel_size=4, stride=2)
+
+
+class GemmSigmoidSum(nn.Module):
+    """KernelBench level 2's Gemm + Sigmoid + Sum: a keepdim sum after a linear
+    layer, a row region of its own (its unit dimension dropped)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(32, 16)
+
+    def forward(self, x):
+        return torch.sigmoid(self.fc(x)).sum(dim=1, keepdim=True)
+
+
 class MaxValues(nn.Module):
     """torch.max over a dim: the index result is computed and dropped."""
 
@@ -206,6 +233,22 @@ class BatchNormTrain(nn.Module):
 
 
 # name -> (module factory, input shapes, dtype, KernelBench shape: no data file)
+class GroupNorm(nn.Module):
+    """KernelBench level 1's GroupNorm: groups of channels normalized, then an
+    affine per channel (cuda_agent's decomposition: one row region)."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.GroupNorm(4, 16)
+        # Not the ones and zeros it starts with: the affine is checked too.
+        with torch.no_grad():
+            self.norm.weight.normal_()
+            self.norm.bias.normal_()
+
+    def forward(self, x):
+        return self.norm(x)
+
+
 PROGRAMS = {
     "linear-relu": (LinearReLU, [(8, 64)], torch.float32, False),
     "softmax": (Softmax, [(16, 100)], torch.float32, False),
@@ -216,9 +259,12 @@ PROGRAMS = {
     "rms-norm": (RMSNorm, [(4, 8, 64)], torch.float32, False),
     "conv2d-relu": (Conv2dReLU, [(1, 4, 8, 8)], torch.float32, False),
     "maxpool": (MaxPool, [(1, 4, 8, 8)], torch.float32, False),
+    "avgpool": (AvgPool, [(2, 4, 9, 9)], torch.float32, False),
+    "maxpool1d": (MaxPool1d, [(2, 4, 33)], torch.float32, False),
     "max-values": (MaxValues, [(16, 32)], torch.float32, False),
     "amax-keepdim": (Amax, [(16, 32)], torch.float32, False),
     "mlp-block": (MlpBlock, [(16, 32)], torch.float32, False),
+    "gemm-sigmoid-sum": (GemmSigmoidSum, [(8, 32)], torch.float32, False),
     "mean-var-keepdim": (MeanVarKeepdim, [(8, 64)], torch.float32, False),
     "matmul-f16": (MatmulF16, [(32, 64), (64, 48)], torch.float16, False),
     "concat-slice-view": (ConcatSliceView, [(8, 16)], torch.float32, False),
@@ -226,6 +272,7 @@ PROGRAMS = {
     "mse-loss": (MseLoss, [(16, 64), (16, 64)], torch.float32, False),
     "smooth-l1-loss": (SmoothL1Loss, [(16, 64), (16, 64)], torch.float32, False),
     # 100 is not a whole number of blocks (a pad, two levels); 1100 needs three levels.
+    "group-norm": (GroupNorm, [(2, 16, 8, 8)], torch.float32, False),
     "cumsum": (Cumsum, [(8, 100)], torch.float32, False),
     "cumsum-3-levels": (Cumsum, [(2, 1100)], torch.float32, False),
     # Three levels of whole blocks (as KernelBench's 32768), each level's totals read
