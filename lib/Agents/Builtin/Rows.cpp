@@ -166,7 +166,11 @@ RowKernelWriter::writePass(EmitFn emit,
     std::string ref = "in" + std::to_string(i);
     Type type = elementOf(region.inputs[i]);
     ArrayRef<int64_t> shape = shapeOf(region.inputs[i]);
-    size_t groupDims = idx.size() > colIdx.size() && rs.isTrailing()
+    // The leading row dimensions a per-group-column read would take (none
+    // where the read has no more indices than the columns, or more than
+    // the loops).
+    size_t groupDims = idx.size() > colIdx.size() &&
+                               idx.size() <= loopIdx.size() && rs.isTrailing()
                            ? idx.size() - colIdx.size()
                            : 0;
     auto readsAs = [&](ArrayRef<std::string> want,
