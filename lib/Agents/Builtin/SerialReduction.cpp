@@ -129,17 +129,14 @@ Variant writeWideSlices(const LinalgRegion &region, linalg::GenericOp g,
 FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
                                         std::string &why, int slices = 0,
                                         int width = 1) {
-  SmallVector<linalg::GenericOp> reductions;
-  for (linalg::GenericOp g : region.generics)
-    if (isReduction(g))
-      reductions.push_back(g);
-  if (reductions.size() != 1 || region.outputs.size() != 1 ||
-      reductions[0].getNumResults() != 1 ||
-      !region.splats.count(reductions[0].getDpsInitOperand(0)->get())) {
+  FailureOr<linalg::GenericOp> found = findFilledReduction(region, why);
+  if (failed(found))
+    return failure();
+  if (region.outputs.size() != 1) {
     why = "not a single reduction into a filled output";
     return failure();
   }
-  linalg::GenericOp g = reductions[0];
+  linalg::GenericOp g = *found;
   // The region's output: the reduction's, or (in the plain kernel) an
   // elementwise epilogue of it at the same elements, such as an average
   // pool's division by its window.
@@ -271,19 +268,12 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
              .str();
   src += loops + body + "    acc = " + combiner->combine("acc", mapped) +
          ";\n" + close;
-  std::string result = "acc";
-  if (epilogue) {
-    // The epilogue at the thread's element, the reduction's value there the
-    // accumulator.
-    StatementWriter writer(src, counter);
-    ElementEvaluator eval(region, writer);
-    eval.knownAt[reduced] = {idx, "acc"};
-    FailureOr<std::string> value = eval.valueAt(out, idx, why);
-    if (failed(value))
-      return failure();
-    result = *value;
-  }
-  src += "    out0[e] = " + storeAs(elementOf(out), result) + ";\n  }\n}\n";
+  // The output (after its epilogue, if any) at the thread's element.
+  FailureOr<std::string> stores =
+      writeOutputStores(region, reduced, idx, "    ", counter, why);
+  if (failed(stores))
+    return failure();
+  src += *stores + "  }\n}\n";
   int64_t blocks = std::max<int64_t>(
       1, std::min<int64_t>((total + threads - 1) / threads, 1 << 20));
   return Variant{llvm::formatv("serial-t{0}", threads).str(),

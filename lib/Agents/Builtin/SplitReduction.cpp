@@ -40,16 +40,10 @@ constexpr int kThreads = 256;
 /// has the shape of.
 FailureOr<linalg::GenericOp> findSplitReduction(const LinalgRegion &region,
                                                 std::string &why) {
-  SmallVector<linalg::GenericOp> reductions;
-  for (linalg::GenericOp g : region.generics)
-    if (isReduction(g))
-      reductions.push_back(g);
-  if (reductions.size() != 1 || reductions[0].getNumDpsInits() != 1 ||
-      !region.splats.count(reductions[0].getDpsInitOperand(0)->get())) {
-    why = "not a single reduction into a filled output";
+  FailureOr<linalg::GenericOp> found = findFilledReduction(region, why);
+  if (failed(found))
     return failure();
-  }
-  linalg::GenericOp g = reductions[0];
+  linalg::GenericOp g = *found;
   ArrayRef<int64_t> shape = shapeOf(g.getResult(0));
   if (shape.empty() ||
       !g.getMatchingIndexingMap(g.getDpsInitOperand(0))
@@ -71,6 +65,40 @@ FailureOr<linalg::GenericOp> findSplitReduction(const LinalgRegion &region,
 }
 
 } // namespace
+
+FailureOr<linalg::GenericOp>
+cuda_agent::builtin::findFilledReduction(const LinalgRegion &region,
+                                         std::string &why) {
+  SmallVector<linalg::GenericOp> reductions;
+  for (linalg::GenericOp g : region.generics)
+    if (isReduction(g))
+      reductions.push_back(g);
+  if (reductions.size() != 1 || reductions[0].getNumDpsInits() != 1 ||
+      !region.splats.count(reductions[0].getDpsInitOperand(0)->get())) {
+    why = "not a single reduction into a filled output";
+    return failure();
+  }
+  return reductions[0];
+}
+
+FailureOr<std::string> cuda_agent::builtin::writeOutputStores(
+    const LinalgRegion &region, Value red, ArrayRef<std::string> idx,
+    StringRef indent, unsigned &counter, std::string &why) {
+  std::string epilogue;
+  StatementWriter writer(epilogue, counter);
+  ElementEvaluator eval(region, writer);
+  eval.knownAt[red] = {SmallVector<std::string>(idx), "acc"};
+  std::string stores;
+  for (auto [o, result] : llvm::enumerate(region.outputs)) {
+    FailureOr<std::string> value = eval.valueAt(result, idx, why);
+    if (failed(value))
+      return failure();
+    stores += llvm::formatv("{0}out{1}[e] = {2};\n", indent, o,
+                            storeAs(elementOf(result), *value))
+                  .str();
+  }
+  return epilogue + stores;
+}
 
 FailureOr<Variant> cuda_agent::builtin::writeSplitReduction(
     const LinalgRegion &region, const GpuTarget &target,
@@ -284,21 +312,11 @@ FailureOr<Variant> cuda_agent::builtin::writeSplitReduction(
              combiner->combine("acc", "parts[s * " + std::to_string(total) +
                                           "LL + e]"))
              .str();
-  std::string epilogue;
-  StatementWriter writer(epilogue, counter);
-  ElementEvaluator eval(region, writer);
-  SmallVector<std::string> idx = delinearize("e", outShape);
-  eval.knownAt[red] = {idx, "acc"};
-  std::string stores;
-  for (auto [o, result] : llvm::enumerate(region.outputs)) {
-    FailureOr<std::string> value = eval.valueAt(result, idx, why);
-    if (failed(value))
-      return failure();
-    stores += llvm::formatv("  out{0}[e] = {1};\n", o,
-                            storeAs(elementOf(result), *value))
-                  .str();
-  }
-  src += epilogue + stores + "}\n";
+  FailureOr<std::string> stores = writeOutputStores(
+      region, red, delinearize("e", outShape), "  ", counter, why);
+  if (failed(stores))
+    return failure();
+  src += *stores + "}\n";
   int64_t bytes = ctype == "double" ? 8 : 4;
   return Variant{
       llvm::formatv("split-s{0}-c{1}-u{2}", slices, shape.columns, unroll)

@@ -28,6 +28,23 @@ struct SplitShape {
   int blocksPerSm;
 };
 
+/// The region's one reduction, into a filled output (one init, a splat),
+/// else failure with `why`: the reduction the serial and split kernels
+/// compute, whatever else the region holds.
+FailureOr<linalg::GenericOp> findFilledReduction(const LinalgRegion &region,
+                                                 std::string &why);
+
+/// The statements that write every region output at element `e`, whose
+/// indices in the reduction `red`'s result are `idx`, where `red`'s value
+/// is the accumulator `acc`: the elementwise epilogue inlined by the
+/// evaluator (nothing when the output is `red` itself), then one store per
+/// output, each line indented by `indent`. Fails (with `why`) where an
+/// output reads `red` elsewhere than at `idx`.
+FailureOr<std::string> writeOutputStores(const LinalgRegion &region, Value red,
+                                         ArrayRef<std::string> idx,
+                                         StringRef indent, unsigned &counter,
+                                         std::string &why);
+
 /// The split variant of `shape` for `region`'s single reduction into a
 /// filled output, with its elementwise epilogue: launch `partial` sums a
 /// block's slice of rows into the workspace ([slices][outputs]), launch
