@@ -44,5 +44,9 @@ Type cuda_agent::parseDtypeName(MLIRContext *ctx, StringRef dtype) {
 
 bool cuda_agent::isRegionElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16() || type.isF64() ||
-         type.isSignlessInteger(32);
+         type.isSignlessInteger(32) || type.isSignlessInteger(64);
+}
+
+StringRef cuda_agent::getRegionElementTypesText() {
+  return "f32, f16, bf16, f64, i32 and i64";
 }

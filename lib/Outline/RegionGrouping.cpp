@@ -87,7 +87,7 @@ std::optional<std::string> checkTensorType(Type type) {
     std::string s;
     llvm::raw_string_ostream os(s);
     os << "element type " << tensor.getElementType()
-       << " is not supported (f32, f16, bf16, f64 and i32 are)";
+       << " is not supported (" << getRegionElementTypesText() << " are)";
     return s;
   }
   return std::nullopt;

@@ -68,8 +68,8 @@ FailureOr<KernelTask> cuda_agent::buildKernelTask(func::FuncOp region,
     if (!tensor || !tensor.hasStaticShape() ||
         !isRegionElementType(tensor.getElementType()))
       return region.emitError() << "cannot describe operand of type " << type
-                                << " in a kernel task (static tensors of f32, "
-                                   "f16, bf16, f64 or i32 only)";
+                                << " in a kernel task (static tensors of "
+                                << getRegionElementTypesText() << " only)";
     task.operands.push_back({(isOutput ? "out" : "in") + std::to_string(index),
                              SmallVector<int64_t>(tensor.getShape()),
                              getDtypeName(tensor.getElementType()),

@@ -227,15 +227,30 @@ class GroupNorm(nn.Module):
 
 
 class Pool(nn.Module):
-    """KernelBench level 1's pooling layers: ``nn.AvgPool2d`` or ``nn.MaxPool2d``
-    with their arguments."""
+    """KernelBench level 1's pooling layers: ``nn.AvgPool2d``, ``nn.MaxPool2d`` (or
+    their 3-D forms, ``dims=3``) with their arguments."""
 
-    def __init__(self, kind="avg", **kwargs):
+    def __init__(self, kind="avg", dims=2, **kwargs):
         super().__init__()
-        self.pool = (nn.AvgPool2d if kind == "avg" else nn.MaxPool2d)(**kwargs)
+        layers = {("avg", 2): nn.AvgPool2d, ("max", 2): nn.MaxPool2d,
+                  ("avg", 3): nn.AvgPool3d, ("max", 3): nn.MaxPool3d}
+        self.pool = layers[kind, dims](**kwargs)
 
     def forward(self, x):
         return self.pool(x)
+
+
+class ArgReduce(nn.Module):
+    """KernelBench level 1's argmax / argmin over a dimension: an i64 result, the
+    running extreme a second output of the same reduction."""
+
+    def __init__(self, kind="max", dim=1):
+        super().__init__()
+        self.reduce = torch.argmax if kind == "max" else torch.argmin
+        self.dim = dim
+
+    def forward(self, x):
+        return self.reduce(x, dim=self.dim)
 
 
 class LstmOutput(nn.Module):
@@ -301,6 +316,10 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "avg_pool": (lambda: Pool("avg", kernel_size=3, stride=2, padding=1), [_randn(2, 4, 16, 16)]),
     "max_pool": (lambda: Pool("max", kernel_size=2, stride=2, padding=1, dilation=3),
                  [_randn(2, 4, 16, 16)]),
+    "avg_pool_3d": (lambda: Pool("avg", dims=3, kernel_size=3, stride=2, padding=1),
+                    [_randn(2, 4, 8, 8, 8)]),
+    "argmax": (ArgReduce, [_randn(4, 64, 32)]),
+    "argmin": (lambda: ArgReduce("min", dim=-1), [_randn(16, 100)]),
     # Scans: torch-mlir's tm_tensor.scan replaced by a blocked scan in linalg (_scan.py);
     # 1000 is not a multiple of the block, 4000 (KernelBench's length) is.
     "cumsum": (Cumsum, [_randn(16, 1000)]),
@@ -345,6 +364,12 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "kb_avg_pool": (lambda: Pool("avg", kernel_size=3), [_randn(16, 64, 256, 256)]),
     "kb_max_pool": (lambda: Pool("max", kernel_size=2, stride=2, padding=1, dilation=3),
                     [_randn(16, 32, 128, 128)]),
+    # KernelBench level 1's AvgPool3d (kernel 3, stride 2, padding 1) at its size.
+    "kb_avg_pool_3d": (lambda: Pool("avg", dims=3, kernel_size=3, stride=2, padding=1),
+                       [_randn(16, 32, 64, 64, 64)]),
+    # KernelBench level 1's argmax and argmin over dim 1 of 16 x 256 x 256.
+    "kb_argmax": (ArgReduce, [_randn(16, 256, 256)]),
+    "kb_argmin": (lambda: ArgReduce("min"), [_randn(16, 256, 256)]),
     # torch.cat of two activations of 4096 x 8192 each into 4096 x 16384: the branches
     # written in place (torch.compile fuses the cat too).
     "kb_concat_branches": (ConcatBranches, [_randn(4096, 8192), _randn(4096, 8192)]),

@@ -331,15 +331,15 @@ func.func @dynamic(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
 // supported op after the reshape still gets its own region.
 
 #id = affine_map<(d0) -> (d0)>
-func.func @leftovers(%a: tensor<64xi64>, %b: tensor<8x8xf32>) -> (tensor<64xi64>, tensor<64xf32>) {
-  %e = tensor.empty() : tensor<64xi64>
-  // expected-remark @below {{kept outside any kernel region: element type i64 is not supported (f32, f16, bf16, f64 and i32 are)}}
-  %n = linalg.add ins(%a, %a : tensor<64xi64>, tensor<64xi64>) outs(%e : tensor<64xi64>) -> tensor<64xi64>
+func.func @leftovers(%a: tensor<64xi8>, %b: tensor<8x8xf32>) -> (tensor<64xi8>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xi8>
+  // expected-remark @below {{kept outside any kernel region: element type i8 is not supported (f32, f16, bf16, f64, i32 and i64 are)}}
+  %n = linalg.add ins(%a, %a : tensor<64xi8>, tensor<64xi8>) outs(%e : tensor<64xi8>) -> tensor<64xi8>
   // expected-remark @below {{kept outside any kernel region: 'tensor.collapse_shape' is not a linalg op}}
   %c = tensor.collapse_shape %b [[0, 1]] : tensor<8x8xf32> into tensor<64xf32>
   %e32 = tensor.empty() : tensor<64xf32>
   %x = linalg.exp ins(%c : tensor<64xf32>) outs(%e32 : tensor<64xf32>) -> tensor<64xf32>
-  return %n, %x : tensor<64xi64>, tensor<64xf32>
+  return %n, %x : tensor<64xi8>, tensor<64xf32>
 }
 // CHECK-LABEL: func.func @leftovers(
 //       CHECK:   linalg.add

@@ -22,9 +22,12 @@ std::string getDtypeName(Type type);
 Type parseDtypeName(MLIRContext *ctx, StringRef dtype);
 
 /// Whether regions may have `type` as an operand element type: f32, f16,
-/// bf16, f64 (what torch-mlir computes a layer norm's variance in) and i32
-/// (docs/design.md, Contracts).
+/// bf16, f64 (what torch-mlir computes a layer norm's variance in), i32 and
+/// i64 (an argmax's index) (docs/design.md, Contracts).
 bool isRegionElementType(Type type);
+
+/// The region element types in words, for errors ("f32, f16, ... and i64").
+StringRef getRegionElementTypesText();
 
 } // namespace mlir::cuda_agent
 

@@ -270,7 +270,8 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
          ";\n" + close;
   // The output (after its epilogue, if any) at the thread's element.
   FailureOr<std::string> stores =
-      writeOutputStores(region, reduced, idx, "    ", counter, why);
+      writeOutputStores(region, {std::pair(reduced, std::string("acc"))}, idx,
+                        "    ", counter, why);
   if (failed(stores))
     return failure();
   src += *stores + "  }\n}\n";
@@ -279,6 +280,100 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
   return Variant{llvm::formatv("serial-t{0}", threads).str(),
                  src,
                  {{"reduce", {blocks, 1, 1}, {threads, 1, 1}}}};
+}
+
+/// A reduction into several filled outputs whose body carries them all (an
+/// argmax: the running maximum and its index, `select(x > max, i, index)`):
+/// no single associative combiner, so one thread per output element folds
+/// the body over the reduced dimensions in the reference's order, the
+/// outputs' block arguments bound to the accumulators `acc0`, `acc1`, ...
+/// The same order as the reference, so the same result, ties included.
+FailureOr<Variant> writeFold(const LinalgRegion &region, int threads,
+                             std::string &why) {
+  SmallVector<linalg::GenericOp> reductions;
+  for (linalg::GenericOp g : region.generics)
+    if (isReduction(g))
+      reductions.push_back(g);
+  if (reductions.size() != 1 || reductions[0].getNumDpsInits() < 2) {
+    why = "not a single reduction into several outputs";
+    return failure();
+  }
+  linalg::GenericOp g = reductions[0];
+  AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+  for (OpOperand &init : g.getDpsInitsMutable()) {
+    if (!region.splats.count(init.get())) {
+      why = "a fold's outputs start from fills";
+      return failure();
+    }
+    if (g.getMatchingIndexingMap(&init) != outMap) {
+      why = "a fold's outputs are indexed alike";
+      return failure();
+    }
+  }
+  if (!outMap.isProjectedPermutation()) {
+    why = "a reduction output map that is not a projected permutation";
+    return failure();
+  }
+  ArrayRef<int64_t> outShape = shapeOf(g.getResult(0));
+  SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+  SmallVector<std::string> dims(ranges.size());
+  SmallVector<std::string> idx = delinearize("e", outShape);
+  for (unsigned k = 0; k < outMap.getNumResults(); ++k)
+    dims[outMap.getDimPosition(k)] = idx[k];
+  std::string loops, close;
+  for (auto [d, type] : llvm::enumerate(g.getIteratorTypesArray())) {
+    if (type != utils::IteratorType::reduction)
+      continue;
+    dims[d] = "r" + std::to_string(d);
+    loops +=
+        llvm::formatv("    for (long long {0} = 0; {0} < {1}LL; ++{0}) {{\n",
+                      dims[d], ranges[d])
+            .str();
+    close += "    }\n";
+  }
+  Block &body = g.getRegion().front();
+  unsigned counter = 0;
+  std::string step;
+  StatementWriter writer(step, counter);
+  ElementEvaluator eval(region, writer);
+  llvm::DenseMap<Value, std::string> names;
+  if (failed(eval.bindOperands(g, dims, names, why)))
+    return failure();
+  std::string start, update;
+  SmallVector<std::pair<Value, std::string>> accumulators;
+  for (auto [k, init] : llvm::enumerate(g.getDpsInitsMutable())) {
+    std::string acc = "acc" + std::to_string(k);
+    Type type = elementOf(init.get());
+    start += llvm::formatv("    {0} {1} = {2};\n", getCType(type)->compute,
+                           acc, region.splats.lookup(init.get()))
+                 .str();
+    names[g.getMatchingBlockArgument(&init)] = acc;
+    accumulators.emplace_back(g.getResult(k), acc);
+  }
+  if (failed(writer.writeBlock(body, names, dims, nullptr, why)))
+    return failure();
+  // Every yielded value is computed before any accumulator changes.
+  for (auto [k, yielded] : llvm::enumerate(body.getTerminator()->getOperands()))
+    update += llvm::formatv("      acc{0} = {1};\n", k, names.lookup(yielded))
+                  .str();
+  FailureOr<std::string> stores =
+      writeOutputStores(region, accumulators, idx, "    ", counter, why);
+  if (failed(stores))
+    return failure();
+  int64_t total = product(outShape);
+  std::string src =
+      getPrelude().str() + "\n" + kernelSignature(region, "fold") + " {\n";
+  src += llvm::formatv("  for (long long e = blockIdx.x * (long long)blockDim.x "
+                       "+ threadIdx.x; e < {0}LL; e += (long long)gridDim.x * "
+                       "blockDim.x) {{\n",
+                       total)
+             .str();
+  src += start + loops + step + update + close + *stores + "  }\n}\n";
+  int64_t blocks = std::max<int64_t>(
+      1, std::min<int64_t>((total + threads - 1) / threads, 1 << 20));
+  return Variant{llvm::formatv("fold-t{0}", threads).str(),
+                 src,
+                 {{"fold", {blocks, 1, 1}, {threads, 1, 1}}}};
 }
 
 /// Any non-elementwise region with one reduction.
@@ -332,6 +427,13 @@ public:
         list.variants.push_back(std::move(*v));
     }
     list.add(writeSerialReduction(region, 256, reason), reason);
+    // Reductions into several outputs (argmax, argmin): the fold, in
+    // blocks of 256 and, where 256-thread blocks leave SMs idle, of 64.
+    std::string foldWhy;
+    list.add(writeFold(region, 256, foldWhy), foldWhy);
+    if (total < int64_t(256) * target.smCount)
+      if (FailureOr<Variant> v = writeFold(region, 64, foldWhy); succeeded(v))
+        list.variants.push_back(std::move(*v));
   }
 };
 

@@ -82,12 +82,15 @@ cuda_agent::builtin::findFilledReduction(const LinalgRegion &region,
 }
 
 FailureOr<std::string> cuda_agent::builtin::writeOutputStores(
-    const LinalgRegion &region, Value red, ArrayRef<std::string> idx,
-    StringRef indent, unsigned &counter, std::string &why) {
+    const LinalgRegion &region,
+    ArrayRef<std::pair<Value, std::string>> accumulators,
+    ArrayRef<std::string> idx, StringRef indent, unsigned &counter,
+    std::string &why) {
   std::string epilogue;
   StatementWriter writer(epilogue, counter);
   ElementEvaluator eval(region, writer);
-  eval.knownAt[red] = {SmallVector<std::string>(idx), "acc"};
+  for (const auto &[result, name] : accumulators)
+    eval.knownAt[result] = {SmallVector<std::string>(idx), name};
   std::string stores;
   for (auto [o, result] : llvm::enumerate(region.outputs)) {
     FailureOr<std::string> value = eval.valueAt(result, idx, why);
@@ -313,7 +316,8 @@ FailureOr<Variant> cuda_agent::builtin::writeSplitReduction(
                                           "LL + e]"))
              .str();
   FailureOr<std::string> stores = writeOutputStores(
-      region, red, delinearize("e", outShape), "  ", counter, why);
+      region, {std::pair(red, std::string("acc"))}, delinearize("e", outShape),
+      "  ", counter, why);
   if (failed(stores))
     return failure();
   src += *stores + "}\n";

@@ -35,15 +35,17 @@ FailureOr<linalg::GenericOp> findFilledReduction(const LinalgRegion &region,
                                                  std::string &why);
 
 /// The statements that write every region output at element `e`, whose
-/// indices in the reduction `red`'s result are `idx`, where `red`'s value
-/// is the accumulator `acc`: the elementwise epilogue inlined by the
-/// evaluator (nothing when the output is `red` itself), then one store per
-/// output, each line indented by `indent`. Fails (with `why`) where an
-/// output reads `red` elsewhere than at `idx`.
-FailureOr<std::string> writeOutputStores(const LinalgRegion &region, Value red,
-                                         ArrayRef<std::string> idx,
-                                         StringRef indent, unsigned &counter,
-                                         std::string &why);
+/// indices in the reductions' results are `idx`, where each result in
+/// `accumulators` has the value of its C name (a single reduction's `acc`,
+/// a fold's `acc0`, `acc1`, ...): the elementwise epilogue inlined by the
+/// evaluator (nothing when the outputs are the results themselves), then
+/// one store per output, each line indented by `indent`. Fails (with `why`)
+/// where an output reads a result elsewhere than at `idx`.
+FailureOr<std::string>
+writeOutputStores(const LinalgRegion &region,
+                  ArrayRef<std::pair<Value, std::string>> accumulators,
+                  ArrayRef<std::string> idx, StringRef indent,
+                  unsigned &counter, std::string &why);
 
 /// The split variant of `shape` for `region`'s single reduction into a
 /// filled output, with its elementwise epilogue: launch `partial` sums a

@@ -141,6 +141,19 @@ class MaxValues(nn.Module):
         return torch.max(x, dim=1).values
 
 
+class Argmax(nn.Module):
+    """torch.argmax over a middle dim: the i64 index is the result, the running
+    maximum a second output the body carries (a two-output reduction)."""
+
+    def forward(self, x):
+        return torch.argmax(x, dim=1)
+
+
+class Argmin(nn.Module):
+    def forward(self, x):
+        return torch.argmin(x, dim=-1)
+
+
 class Amax(nn.Module):
     def forward(self, x):
         return torch.amax(x, dim=-1, keepdim=True)
@@ -262,6 +275,8 @@ PROGRAMS = {
     "avgpool": (AvgPool, [(2, 4, 9, 9)], torch.float32, False),
     "maxpool1d": (MaxPool1d, [(2, 4, 33)], torch.float32, False),
     "max-values": (MaxValues, [(16, 32)], torch.float32, False),
+    "argmax": (Argmax, [(4, 24, 8)], torch.float32, False),
+    "argmin": (Argmin, [(16, 40)], torch.float32, False),
     "amax-keepdim": (Amax, [(16, 32)], torch.float32, False),
     "mlp-block": (MlpBlock, [(16, 32)], torch.float32, False),
     "gemm-sigmoid-sum": (GemmSigmoidSum, [(8, 32)], torch.float32, False),

@@ -4,19 +4,20 @@ the CPU and compares each with its region's CPU reference.
 
     emulate_jobs.py OPT MLIR_TRANSLATE CLANG [--prefixes=PREFIX,...] [--max-elements=N] JOBS_DIR...
 
-For every job of each JOBS_DIR/jobs.json whose inputs and outputs are f32 and
-whose buffers hold at most MAX_ELEMENTS (or N) elements in all, its
+For every job of each JOBS_DIR/jobs.json whose inputs are f32, whose outputs
+are f32, i32 or i64 (an argmax's index) and whose buffers hold at most MAX_ELEMENTS (or N) elements in all, its
 reference's intermediate buffers (of any type) included: the region
 (`reference/region.mlir`) is lowered by `OPT --agent-cpu-reference` to serial
 host loops, translated and built by CLANG into a shared library, and run on
 seeded inputs in [-1, 1]; each candidate named PREFIX* (default: the
-memory-bound strategies' flat-, tile-, scan-, rows-, split, sliced- and
-serial- kernels) has its kernel.cu compiled by CLANG for the host with
+memory-bound strategies' flat-, tile-, scan-, rows-, split, sliced-, serial-
+and fold- kernels) has its kernel.cu compiled by CLANG for the host with
 cuda_on_cpu.h (threads as std::threads, a block at a time; the read-once
 vector load a plain one) and its plan's launches run in order over a
-workspace that is NaN until written. An output is off when it differs from
-the reference by more than 1e-4 of the reference's largest value plus 1e-4
-of its own (a NaN, an element never written, too). Prints one line per
+workspace that is NaN until written. A float output is off when it differs
+from the reference by more than 1e-4 of the reference's largest value plus
+1e-4 of its own (a NaN, an element never written, too); an integer output
+when any element differs (outputs start at the type's least value). Prints one line per
 candidate, then how many ran in all; exits 1 when one is off or does not
 build, or when no candidate of any JOBS_DIR was run. Unlike emulate_split.py, the cases need no hand-written reference:
 any program's jobs can be checked.
@@ -32,7 +33,13 @@ import numpy as np
 from candidates import check, host_source
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_PREFIXES = ("flat-", "tile", "scan-", "rows-", "split", "sliced-", "serial-")
+DEFAULT_PREFIXES = ("flat-", "tile", "scan-", "rows-", "split", "sliced-", "serial-", "fold-")
+# The output element types the harness moves: numpy's, C's, and the value an
+# output starts at (a NaN, an integer's least value: an element never written
+# shows).
+OUTPUT_TYPES = {"f32": (np.float32, "float", 'std::nanf("")'),
+                "i32": (np.int32, "int", "-2147483647 - 1"),
+                "i64": (np.int64, "long long", "-9223372036854775807LL - 1")}
 TOLERANCE = 1e-4
 # Regions with more elements than this in all are left out: the emulator
 # starts a thread per CUDA thread, and a large grid takes minutes.
@@ -67,7 +74,7 @@ def reference(tools, region_mlir, work, name, inputs, outputs):
     subprocess.run([clang, "-x", "ir", paths["ll"], "-O1", "-shared", "-fPIC",
                     "-Wno-override-module", "-o", paths["so"], "-lm"], check=True)
     library = ctypes.CDLL(paths["so"])
-    results = [np.full(b["shape"], np.nan, np.float32) for b in outputs]
+    results = [np.zeros(b["shape"], OUTPUT_TYPES[b["dtype"]][0]) for b in outputs]
     library.region.restype = None
     library.region(*[ctypes.c_void_p(a.ctypes.data) for a in inputs + results])
     return results
@@ -96,9 +103,10 @@ def emulate(clang, bundle, work, inputs, plan):
         defines = "".join(l + "\n" for l in source.splitlines() if l.startswith("#define CA_"))
         f.write(defines + '#include "cuda_on_cpu.h"\n' + source + MAIN % {
             "inputs": paths["inputs.bin"], "results": paths["outputs.bin"], "reads": reads,
-            "outputs": "".join(f"  ca_host_vector<float> {b['name']}({n}, std::nanf(\"\"));\n"
+            "outputs": "".join(f"  ca_host_vector<{OUTPUT_TYPES[b['dtype']][1]}> {b['name']}"
+                               f"({n}, {OUTPUT_TYPES[b['dtype']][2]});\n"
                                for b, n in zip(outs, sizes)),
-            "writes": "".join(f"  std::fwrite({b['name']}.data(), 4, {n}, f);\n"
+            "writes": "".join(f"  std::fwrite({b['name']}.data(), sizeof({b['name']}[0]), {n}, f);\n"
                               for b, n in zip(outs, sizes)),
             "workspace": plan.get("workspace_bytes", 0), "launches": launches})
     built = subprocess.run([clang, "-x", "c++", "-std=c++20", "-O1", "-w", "-I", HERE, paths["kernel.cpp"],
@@ -106,11 +114,12 @@ def emulate(clang, bundle, work, inputs, plan):
     if built.returncode != 0:
         return None, built.stderr[-2000:]
     subprocess.run([paths["run"]], check=True)
-    data = np.fromfile(paths["outputs.bin"], dtype=np.float32)
+    data = open(paths["outputs.bin"], "rb").read()
     results, at = [], 0
     for b, n in zip(outs, sizes):
-        results.append(data[at:at + n].reshape(b["shape"]))
-        at += n
+        dtype = np.dtype(OUTPUT_TYPES[b["dtype"]][0])
+        results.append(np.frombuffer(data, dtype, n, at).reshape(b["shape"]))
+        at += n * dtype.itemsize
     return results, None
 
 
@@ -154,19 +163,22 @@ def main():
                 return None, log
             err = 0.0
             for g, w in zip(got, want):
+                if np.issubdtype(w.dtype, np.integer):
+                    err = max(err, 0.0 if np.array_equal(g, w) else np.inf)
+                    continue
                 scale = max(1.0, float(np.abs(w).max()) if w.size else 1.0)
                 diff = np.abs(g.astype(np.float64) - w) / (scale + np.abs(w))
                 worst = float(np.nanmax(diff)) if diff.size else 0.0
                 err = max(err, np.inf if np.isnan(diff).any() else worst)
             return err, TOLERANCE
 
-        # Only regions with f32 inputs and outputs (the harness moves floats;
-        # the reference's own buffers may be wider) of at most MAX_ELEMENTS.
+        # Only regions with f32 inputs and f32, i32 or i64 outputs (the
+        # reference's own buffers may be wider) of at most MAX_ELEMENTS.
         def small_f32(job):
             plan = json.load(open(os.path.join(jobs_dir, job["reference"], "plan.json")))
             elements = sum(int(np.prod(b["shape"], dtype=np.int64)) for b in plan["buffers"])
-            return (all(b["dtype"] == "f32"
-                        for b in buffers(plan, "input") + buffers(plan, "output"))
+            return (all(b["dtype"] == "f32" for b in buffers(plan, "input"))
+                    and all(b["dtype"] in OUTPUT_TYPES for b in buffers(plan, "output"))
                     and elements <= max_elements)
 
         status |= check(jobs_dir, small_f32, lambda name: name.startswith(prefixes), run,
