@@ -51,6 +51,35 @@ func.func @avg_pool_padded(%x: tensor<2x4x9x9xf32>) -> tensor<2x4x5x5xf32> {
   return %d : tensor<2x4x5x5xf32>
 }
 
+// torch's avg_pool3d(x, 3, stride=2, padding=1) as torch-mlir emits it: the
+// padded input transposed to channels last, pooling_ndhwc_sum, the sums
+// transposed back, then the division by the window.
+func.func @avg_pool_3d(%x: tensor<1x5x6x6x6xf32>) -> tensor<1x5x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n27 = arith.constant 27.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1, 1] high[0, 0, 1, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index, %m: index):
+    tensor.yield %zero : f32
+  } : tensor<1x5x6x6x6xf32> to tensor<1x5x8x8x8xf32>
+  %el = tensor.empty() : tensor<1x8x8x8x5xf32>
+  %last = linalg.transpose ins(%p : tensor<1x5x8x8x8xf32>) outs(%el : tensor<1x8x8x8x5xf32>) permutation = [0, 2, 3, 4, 1]
+  %window = tensor.empty() : tensor<3x3x3xf32>
+  %es = tensor.empty() : tensor<1x3x3x3x5xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%es : tensor<1x3x3x3x5xf32>) -> tensor<1x3x3x3x5xf32>
+  %s = linalg.pooling_ndhwc_sum {dilations = dense<1> : vector<3xi64>, strides = dense<2> : vector<3xi64>}
+      ins(%last, %window : tensor<1x8x8x8x5xf32>, tensor<3x3x3xf32>) outs(%f : tensor<1x3x3x3x5xf32>) -> tensor<1x3x3x3x5xf32>
+  %e = tensor.empty() : tensor<1x5x3x3x3xf32>
+  %back = linalg.transpose ins(%s : tensor<1x3x3x3x5xf32>) outs(%e : tensor<1x5x3x3x3xf32>) permutation = [0, 4, 1, 2, 3]
+  %d = linalg.generic {indexing_maps = [affine_map<(a, b, c, d, e) -> (a, b, c, d, e)>, affine_map<(a, b, c, d, e) -> (a, b, c, d, e)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%back : tensor<1x5x3x3x3xf32>) outs(%e : tensor<1x5x3x3x3xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %q = arith.divf %v, %n27 : f32
+    linalg.yield %q : f32
+  } -> tensor<1x5x3x3x3xf32>
+  return %d : tensor<1x5x3x3x3xf32>
+}
+
 // conv_2d_nhwc_hwcf's maps, the products combined by max instead of a sum.
 #in = affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh + kh, ow + kw, c)>
 #filter = affine_map<(n, oh, ow, f, kh, kw, c) -> (kh, kw, c, f)>
@@ -101,6 +130,19 @@ func.func @max_of_products(%x: tensor<1x10x10x8xf32>, %w: tensor<3x3x8x12xf32>) 
 // SERIAL: const float [[AVG:v[0-9]+]] = (acc * (1.0f / __int_as_float(0x41100000)));
 // SERIAL-NEXT: out0[e] = (float)([[AVG]]);
 
+// The 3-D average: a thread per element of the output (NCDHW), which reads
+// the sums (NDHWC) at a permutation of it (readAtElement): the window's
+// input read through both transposes and the pad at (n, c, d, h, w).
+// SERIAL-LABEL: // ===== serial-reduction variants of @avg_pool_3d_region0 =====
+// SERIAL: ----- variant serial-t256 -----
+// SERIAL: e < 135LL;
+// SERIAL: for (long long r5 = 0; r5 < 3LL; ++r5) {
+// SERIAL-NEXT: for (long long r6 = 0; r6 < 3LL; ++r6) {
+// SERIAL-NEXT: for (long long r7 = 0; r7 < 3LL; ++r7) {
+// SERIAL-NEXT: const bool [[IN3:v[0-9]+]] = (unsigned long long)(((((((e) / 9LL) % 3LL) * 2) + r5) - 1)) < 6ULL
+// SERIAL-NEXT: in0[(((((long long)(((e) / 135LL)) * 5 + ((((e) / 27LL) % 5LL))) * 6 + (([[IN3]] ?
+// SERIAL: (acc * (1.0f / __int_as_float(0x41d80000)))
+
 // The max of products over the window and the channels.
 // SERIAL-LABEL: // ===== serial-reduction variants of @max_of_products_region0 =====
 // SERIAL: for (long long r6 = 0; r6 < 8LL; ++r6) {
@@ -109,5 +151,6 @@ func.func @max_of_products(%x: tensor<1x10x10x8xf32>, %w: tensor<3x3x8x12xf32>) 
 // GEN: @pool_nchw_max_region0 (convolution, {{.*}}): default: verification deferred: 1 candidate(s)
 // GEN: @pool_nhwc_sum_region0 (convolution, {{.*}}): default: verification deferred: 1 candidate(s)
 // GEN: @avg_pool_padded_region0 (convolution, {{.*}}): default: verification deferred: 1 candidate(s)
+// GEN: @avg_pool_3d_region0 (convolution, {{.*}}): default: verification deferred: 1 candidate(s)
 // GEN: @max_of_products_region0 (convolution, {{.*}}): default: verification deferred: 1 candidate(s)
-// GEN: 4 job(s)
+// GEN: 5 job(s)

@@ -43,8 +43,8 @@ func.func @max_values(%x: tensor<4x16xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Both results used: nothing is erased, and the i64 result keeps the op out
-// of every region (i64 is not a region element type).
+// Both results used: nothing is erased, and the reduction with its i64 index
+// is one region returning both (i64 is a region element type).
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -52,12 +52,9 @@ func.func @max_with_index(%x: tensor<4x16xf32>) -> (tensor<4xf32>, tensor<4xi64>
   %c0_i64 = arith.constant 0 : i64
   %ninf = arith.constant 0xFF800000 : f32
   %ei = tensor.empty() : tensor<4xi64>
-  // expected-remark @below {{kept outside any kernel region: element type i64 is not supported}}
   %zi = linalg.fill ins(%c0_i64 : i64) outs(%ei : tensor<4xi64>) -> tensor<4xi64>
   %ef = tensor.empty() : tensor<4xf32>
-  // expected-remark @below {{kept outside any kernel region: no op of a region consumes this fill}}
   %zf = linalg.fill ins(%ninf : f32) outs(%ef : tensor<4xf32>) -> tensor<4xf32>
-  // expected-remark @below {{kept outside any kernel region: element type i64 is not supported}}
   %r:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<4x16xf32>) outs(%zf, %zi : tensor<4xf32>, tensor<4xi64>) {
   ^bb0(%in: f32, %out: f32, %idx: i64):
@@ -71,10 +68,12 @@ func.func @max_with_index(%x: tensor<4x16xf32>) -> (tensor<4xf32>, tensor<4xi64>
   return %r#0, %r#1 : tensor<4xf32>, tensor<4xi64>
 }
 // CHECK-LABEL: func.func @max_with_index(
+//  CHECK-NEXT:   %[[R:.*]]:2 = call @max_with_index_region0(%{{.*}}) : (tensor<4x16xf32>) -> (tensor<4xf32>, tensor<4xi64>)
+//  CHECK-NEXT:   return %[[R]]#0, %[[R]]#1
+// CHECK-LABEL: func.func private @max_with_index_region0(
+//       CHECK:   linalg.fill ins(%{{.*}} : i64)
 //       CHECK:   linalg.generic
 //  CHECK-SAME:     outs(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xi64>)
-//   CHECK-NOT:   call
-//       CHECK:   return
 
 // -----
 

@@ -30,6 +30,14 @@ FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
                                                  std::string &why) {
   if (auto it = known.find(tensor); it != known.end())
     return it->second;
+  if (auto it = probed.find(tensor); it != probed.end()) {
+    auto [at, first] = probedAt.try_emplace(tensor, idx.begin(), idx.end());
+    if (!first && ArrayRef<std::string>(at->second) != idx) {
+      why = "a reduced value is read at two elements of its own";
+      return failure();
+    }
+    return it->second;
+  }
   if (auto it = knownAt.find(tensor);
       it != knownAt.end() && ArrayRef<std::string>(it->second.first) == idx)
     return it->second.second;

@@ -46,6 +46,12 @@ public:
   /// Values of whole tensors known at one element only: (indices, name).
   llvm::DenseMap<Value, std::pair<SmallVector<std::string>, std::string>>
       knownAt;
+  /// Tensors whose value is asked for, not computed (each reads as its
+  /// name): the first read records its indices in `probedAt`, a read at
+  /// other indices fails. A kernel learns so at which element of its
+  /// reduction an epilogue reads it (a pooling between two transposes).
+  llvm::DenseMap<Value, std::string> probed;
+  llvm::DenseMap<Value, SmallVector<std::string>> probedAt;
   /// The part (getAssemblyParts) of each assembled tensor
   /// (LinalgRegion::assemblies) that the element being written is in: the
   /// kernel's branch says which. An assembled tensor is read only where this

@@ -81,16 +81,39 @@ cuda_agent::builtin::findFilledReduction(const LinalgRegion &region,
   return reductions[0];
 }
 
+FailureOr<SmallVector<std::string>> cuda_agent::builtin::readAtElement(
+    const LinalgRegion &region, Value reduced, ArrayRef<std::string> idx,
+    std::string &why) {
+  if (region.outputs.size() != 1) {
+    why = "a reduction with an epilogue into one output";
+    return failure();
+  }
+  // The statements are thrown away: only where the reads are counts.
+  std::string scratch;
+  unsigned counter = 0;
+  StatementWriter writer(scratch, counter);
+  ElementEvaluator eval(region, writer);
+  eval.probed[reduced] = "acc";
+  if (failed(eval.valueAt(region.outputs[0], idx, why)))
+    return failure();
+  auto at = eval.probedAt.find(reduced);
+  if (at == eval.probedAt.end()) {
+    why = "an output that does not read the reduction";
+    return failure();
+  }
+  return at->second;
+}
+
 FailureOr<std::string> cuda_agent::builtin::writeOutputStores(
     const LinalgRegion &region,
     ArrayRef<std::pair<Value, std::string>> accumulators,
-    ArrayRef<std::string> idx, StringRef indent, unsigned &counter,
-    std::string &why) {
+    ArrayRef<std::string> accIdx, ArrayRef<std::string> idx, StringRef indent,
+    unsigned &counter, std::string &why) {
   std::string epilogue;
   StatementWriter writer(epilogue, counter);
   ElementEvaluator eval(region, writer);
   for (const auto &[result, name] : accumulators)
-    eval.knownAt[result] = {SmallVector<std::string>(idx), name};
+    eval.knownAt[result] = {SmallVector<std::string>(accIdx), name};
   std::string stores;
   for (auto [o, result] : llvm::enumerate(region.outputs)) {
     FailureOr<std::string> value = eval.valueAt(result, idx, why);
@@ -315,9 +338,10 @@ FailureOr<Variant> cuda_agent::builtin::writeSplitReduction(
              combiner->combine("acc", "parts[s * " + std::to_string(total) +
                                           "LL + e]"))
              .str();
-  FailureOr<std::string> stores = writeOutputStores(
-      region, {std::pair(red, std::string("acc"))}, delinearize("e", outShape),
-      "  ", counter, why);
+  SmallVector<std::string> idx = delinearize("e", outShape);
+  FailureOr<std::string> stores =
+      writeOutputStores(region, {std::pair(red, std::string("acc"))}, idx, idx,
+                        "  ", counter, why);
   if (failed(stores))
     return failure();
   src += *stores + "}\n";

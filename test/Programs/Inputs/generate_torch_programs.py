@@ -115,6 +115,14 @@ class AvgPool(nn.Module):
         return F.avg_pool2d(x, kernel_size=3, stride=2, padding=1)
 
 
+class AvgPool3d(nn.Module):
+    """KernelBench level 1's AvgPool3d: torch-mlir pools channels last between two
+    transposes; the division reads the sums at a permutation of its element."""
+
+    def forward(self, x):
+        return F.avg_pool3d(x, kernel_size=3, stride=2, padding=1)
+
+
 class MaxPool1d(nn.Module):
     """KernelBench level 1's MaxPool1d, with a stride other than its window."""
 
@@ -273,6 +281,7 @@ PROGRAMS = {
     "conv2d-relu": (Conv2dReLU, [(1, 4, 8, 8)], torch.float32, False),
     "maxpool": (MaxPool, [(1, 4, 8, 8)], torch.float32, False),
     "avgpool": (AvgPool, [(2, 4, 9, 9)], torch.float32, False),
+    "avgpool3d": (AvgPool3d, [(2, 5, 6, 6, 6)], torch.float32, False),
     "maxpool1d": (MaxPool1d, [(2, 4, 33)], torch.float32, False),
     "max-values": (MaxValues, [(16, 32)], torch.float32, False),
     "argmax": (Argmax, [(4, 24, 8)], torch.float32, False),
