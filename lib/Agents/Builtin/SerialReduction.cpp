@@ -395,6 +395,180 @@ FailureOr<Variant> writeFold(const LinalgRegion &region, int threads,
                  {{"fold", {blocks, 1, 1}, {threads, 1, 1}}}};
 }
 
+/// An argmax or argmin body as torch-mlir writes it, over one reduced
+/// dimension: `m' = maximumf(x, m)`, `i' = select(x > m, index, i)` (minimumf
+/// and `<` for argmin), the value first, the index second.
+struct ArgExtreme {
+  linalg::GenericOp generic;
+  unsigned reducedDim;
+  bool isMax;
+};
+
+FailureOr<ArgExtreme> matchArgExtreme(const LinalgRegion &region,
+                                      std::string &why) {
+  why = "not an argmax or argmin body (maximumf or minimumf, cmpf ogt or "
+        "olt, select of the reduced index) over one reduced dimension";
+  SmallVector<linalg::GenericOp> reductions;
+  for (linalg::GenericOp g : region.generics)
+    if (isReduction(g))
+      reductions.push_back(g);
+  if (reductions.size() != 1)
+    return failure();
+  linalg::GenericOp g = reductions[0];
+  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 2 ||
+      g.getNumReductionLoops() != 1)
+    return failure();
+  Block &body = g.getRegion().front();
+  Value x = body.getArgument(0), m = body.getArgument(1),
+        i = body.getArgument(2);
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Operation *extreme = yield.getOperand(0).getDefiningOp();
+  auto select = yield.getOperand(1).getDefiningOp<arith::SelectOp>();
+  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
+                    : arith::CmpFOp();
+  if (!extreme || !select || !cmp || select.getFalseValue() != i ||
+      cmp.getLhs() != x || cmp.getRhs() != m)
+    return failure();
+  bool isMax = isa<arith::MaximumFOp>(extreme);
+  if (!isMax && !isa<arith::MinimumFOp>(extreme))
+    return failure();
+  if (cmp.getPredicate() !=
+      (isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT))
+    return failure();
+  if (!((extreme->getOperand(0) == x && extreme->getOperand(1) == m) ||
+        (extreme->getOperand(0) == m && extreme->getOperand(1) == x)))
+    return failure();
+  auto cast = select.getTrueValue().getDefiningOp<arith::IndexCastOp>();
+  auto index = cast ? cast.getIn().getDefiningOp<linalg::IndexOp>()
+                    : linalg::IndexOp();
+  if (!index || g.getIteratorTypesArray()[index.getDim()] !=
+                    utils::IteratorType::reduction)
+    return failure();
+  why.clear();
+  return ArgExtreme{g, unsigned(index.getDim()), isMax};
+}
+
+/// The argmax (argmin) in `slices` warps per 32 consecutive outputs: warp s
+/// folds slice s of the reduced dimension from the fills, keeping the body's
+/// extreme (NaN once any element is) and, up to the slice's first NaN, the
+/// strict records' value and index; warp 0 combines the slices in order: a
+/// slice's record is taken where it beats the running record and no earlier
+/// slice had a NaN (after a NaN the reference's comparisons all fail, so its
+/// index stays). The same outputs as the reference's sequential fold, ties,
+/// signed zeros and NaNs included.
+FailureOr<Variant> writeArgExtremeSlices(const LinalgRegion &region,
+                                         int slices, std::string &why) {
+  FailureOr<ArgExtreme> found = matchArgExtreme(region, why);
+  if (failed(found))
+    return failure();
+  linalg::GenericOp g = found->generic;
+  AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation() ||
+      g.getMatchingIndexingMap(g.getDpsInitOperand(1)) != outMap ||
+      !region.splats.count(g.getDpsInitOperand(0)->get()) ||
+      !region.splats.count(g.getDpsInitOperand(1)->get())) {
+    why = "an argmax's outputs are filled and indexed alike";
+    return failure();
+  }
+  Value value = g.getResult(0), index = g.getResult(1);
+  ArrayRef<int64_t> outShape = shapeOf(value);
+  SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+  int64_t length = ranges[found->reducedDim];
+  int64_t slice = (length + slices - 1) / slices;
+  if (slice < 2) {
+    why = "a reduced dimension too short to slice";
+    return failure();
+  }
+  SmallVector<std::string> idx = delinearize("e", outShape);
+  SmallVector<std::string> dims(ranges.size());
+  for (unsigned k = 0; k < outMap.getNumResults(); ++k)
+    dims[outMap.getDimPosition(k)] = idx[k];
+  dims[found->reducedDim] = "r";
+  unsigned counter = 0;
+  std::string read;
+  StatementWriter writer(read, counter);
+  ElementEvaluator eval(region, writer);
+  FailureOr<SmallVector<std::string>> at =
+      applyIndexingMap(g.getMatchingIndexingMap(g.getDpsInputOperand(0)),
+                       dims, why);
+  if (failed(at))
+    return failure();
+  FailureOr<std::string> x =
+      eval.valueAt(g.getDpsInputOperand(0)->get(), *at, why);
+  if (failed(x))
+    return failure();
+  std::string vtype = getCType(elementOf(value))->compute;
+  std::string itype = getCType(elementOf(index))->compute;
+  std::string fillValue = region.splats.lookup(g.getDpsInitOperand(0)->get());
+  std::string fillIndex = region.splats.lookup(g.getDpsInitOperand(1)->get());
+  StringRef extreme = found->isMax ? "ca_maximum" : "ca_minimum";
+  StringRef beats = found->isMax ? ">" : "<";
+  int64_t total = product(outShape);
+  int threads = 32 * slices;
+  std::string src = getPrelude().str() + "\n" +
+                    kernelSignature(region, "arg_extreme", threads) + " {\n";
+  src += llvm::formatv(
+             "  __shared__ {0} part_extreme[{2}][32], part_record[{2}][32];\n"
+             "  __shared__ {1} part_index[{2}][32];\n"
+             "  __shared__ bool part_nan[{2}][32];\n"
+             "  const long long e = blockIdx.x * 32LL + threadIdx.x % 32;\n"
+             "  const int s = threadIdx.x / 32;\n"
+             "  {0} extreme = {3}, record = {3};\n"
+             "  {1} at = {4};\n"
+             "  bool nan = false;\n"
+             "  if (e < {5}LL) {{\n"
+             "#pragma unroll 8\n"
+             "    for (long long r = s * {6}LL; r < {7}LL && r < (s + 1) * "
+             "{6}LL; ++r) {{\n",
+             vtype, itype, slices, fillValue, fillIndex, total, slice, length)
+             .str();
+  src += read;
+  src += llvm::formatv("      extreme = {0}({1}, extreme);\n"
+                       "      if (!nan) {{\n"
+                       "        if ({1} != {1})\n"
+                       "          nan = true;\n"
+                       "        else if ({1} {2} record) {{\n"
+                       "          record = {1};\n"
+                       "          at = ({3})r;\n"
+                       "        }\n"
+                       "      }\n"
+                       "    }\n  }\n",
+                       extreme, *x, beats, itype)
+             .str();
+  src += "  part_extreme[s][threadIdx.x % 32] = extreme;\n"
+         "  part_record[s][threadIdx.x % 32] = record;\n"
+         "  part_index[s][threadIdx.x % 32] = at;\n"
+         "  part_nan[s][threadIdx.x % 32] = nan;\n"
+         "  __syncthreads();\n"
+         "  if (s != 0 || e >= " +
+         std::to_string(total) + "LL)\n    return;\n";
+  src += llvm::formatv(
+             "  {0} acc0 = {2}, best = {2};\n"
+             "  {1} acc1 = {3};\n"
+             "  bool frozen = false;\n"
+             "  for (int q = 0; q < {4}; ++q) {{\n"
+             "    const int t = threadIdx.x % 32;\n"
+             "    acc0 = {5}(part_extreme[q][t], acc0);\n"
+             "    if (!frozen && part_record[q][t] {6} best) {{\n"
+             "      best = part_record[q][t];\n"
+             "      acc1 = part_index[q][t];\n"
+             "    }\n"
+             "    frozen = frozen || part_nan[q][t];\n"
+             "  }\n",
+             vtype, itype, fillValue, fillIndex, slices, extreme, beats)
+             .str();
+  FailureOr<std::string> stores = writeOutputStores(
+      region, {std::pair(value, std::string("acc0")),
+               std::pair(index, std::string("acc1"))},
+      idx, idx, "  ", counter, why);
+  if (failed(stores))
+    return failure();
+  src += *stores + "}\n";
+  return Variant{llvm::formatv("arg-extreme-s{0}", slices).str(),
+                 src,
+                 {{"arg_extreme", {(total + 31) / 32, 1, 1}, {threads, 1, 1}}}};
+}
+
 /// Any non-elementwise region with one reduction.
 class SerialReductionStrategy final : public Strategy {
 public:
@@ -446,13 +620,19 @@ public:
         list.variants.push_back(std::move(*v));
     }
     list.add(writeSerialReduction(region, 256, reason), reason);
-    // Reductions into several outputs (argmax, argmin): the fold, in
-    // blocks of 256 and, where 256-thread blocks leave SMs idle, of 64,
-    // each with 1 and 16 loads in flight. On the H100 at KernelBench's
-    // argmax over dim 1 of 16 x 256 x 256 (docs/perf.md): 256 threads 22.3
-    // us, 64 threads 22.0 (not unrolled; torch eager 22.6).
+    // Reductions into several outputs (argmax, argmin): an argmax or argmin
+    // body split over 8 or 16 warps, then the fold, in blocks of 256 and,
+    // where 256-thread blocks leave SMs idle, of 64, each with 16 and 1
+    // loads in flight. On the H100 at KernelBench's argmax over dim 1 of
+    // 16 x 256 x 256 (docs/perf.md): split over 16 warps 7.5 us, 8 warps
+    // 7.8; the fold of 64 threads 18.2 us unrolled, 22.0 not (256 threads
+    // 18.5, 22.5); torch eager 22.6-64.2, torch.compile 36.9-94.8.
     std::string foldWhy;
-    for (int unroll : {1, 16}) {
+    for (int slices : {8, 16})
+      if (FailureOr<Variant> v = writeArgExtremeSlices(region, slices, foldWhy);
+          succeeded(v))
+        list.variants.push_back(std::move(*v));
+    for (int unroll : {16, 1}) {
       list.add(writeFold(region, 256, unroll, foldWhy), foldWhy);
       if (total < int64_t(256) * target.smCount)
         if (FailureOr<Variant> v = writeFold(region, 64, unroll, foldWhy);

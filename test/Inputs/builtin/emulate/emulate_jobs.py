@@ -2,21 +2,24 @@
 """Runs the builtin agent's memory-bound candidates of any job directory on
 the CPU and compares each with its region's CPU reference.
 
-    emulate_jobs.py OPT MLIR_TRANSLATE CLANG [--prefixes=PREFIX,...] [--max-elements=N] JOBS_DIR...
+    emulate_jobs.py OPT MLIR_TRANSLATE CLANG [--prefixes=PREFIX,...] [--max-elements=N]
+                    [--ties-and-nans] JOBS_DIR...
 
 For every job of each JOBS_DIR/jobs.json whose inputs are f32, whose outputs
 are f32, i32 or i64 (an argmax's index) and whose buffers hold at most MAX_ELEMENTS (or N) elements in all, its
 reference's intermediate buffers (of any type) included: the region
 (`reference/region.mlir`) is lowered by `OPT --agent-cpu-reference` to serial
 host loops, translated and built by CLANG into a shared library, and run on
-seeded inputs in [-1, 1]; each candidate named PREFIX* (default: the
+seeded inputs in [-1, 1] (with --ties-and-nans: multiples of 1/4, so many
+equal values and signed zeros, and one element in 50 a NaN); each candidate named PREFIX* (default: the
 memory-bound strategies' flat-, tile-, scan-, rows-, split, sliced-, serial-
 and fold- kernels) has its kernel.cu compiled by CLANG for the host with
 cuda_on_cpu.h (threads as std::threads, a block at a time; the read-once
 vector load a plain one) and its plan's launches run in order over a
 workspace that is NaN until written. A float output is off when it differs
 from the reference by more than 1e-4 of the reference's largest value plus
-1e-4 of its own (a NaN, an element never written, too); an integer output
+1e-4 of its own (a NaN where the reference has none, an element never
+written, too); an integer output
 when any element differs (outputs start at the type's least value). Prints one line per
 candidate, then how many ran in all; exits 1 when one is off or does not
 build, or when no candidate of any JOBS_DIR was run. Unlike emulate_split.py, the cases need no hand-written reference:
@@ -33,7 +36,8 @@ import numpy as np
 from candidates import check, host_source
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_PREFIXES = ("flat-", "tile", "scan-", "rows-", "split", "sliced-", "serial-", "fold-")
+DEFAULT_PREFIXES = ("flat-", "tile", "scan-", "rows-", "split", "sliced-", "serial-", "fold-",
+                    "arg-extreme-")
 # The output element types the harness moves: numpy's, C's, and the value an
 # output starts at (a NaN, an integer's least value: an element never written
 # shows).
@@ -125,13 +129,15 @@ def emulate(clang, bundle, work, inputs, plan):
 
 def main():
     args = sys.argv[1:]
-    prefixes, max_elements = DEFAULT_PREFIXES, MAX_ELEMENTS
+    prefixes, max_elements, ties_and_nans = DEFAULT_PREFIXES, MAX_ELEMENTS, False
     while len(args) > 3 and args[3].startswith("--"):
         option = args.pop(3)
         if option.startswith("--prefixes="):
             prefixes = tuple(option[len("--prefixes="):].split(","))
         elif option.startswith("--max-elements="):
             max_elements = int(option[len("--max-elements="):])
+        elif option == "--ties-and-nans":
+            ties_and_nans = True
         else:
             sys.exit(f"unknown option {option}\n{__doc__}")
     if len(args) < 4:
@@ -147,6 +153,10 @@ def main():
                 rng = np.random.default_rng(7)
                 inputs = [rng.uniform(-1, 1, b["shape"]).astype(np.float32)
                           for b in buffers(plan, "input")]
+                if ties_and_nans:
+                    for a in inputs:
+                        a[...] = np.round(a * 4) / 4
+                        a[rng.uniform(size=a.shape) < 0.02] = np.nan
                 outputs = reference((opt, translate, clang),
                                     os.path.join(jobs_dir, job["reference"], "region.mlir"),
                                     work, job["hash"], inputs, buffers(plan, "output"))
@@ -168,6 +178,7 @@ def main():
                     continue
                 scale = max(1.0, float(np.abs(w).max()) if w.size else 1.0)
                 diff = np.abs(g.astype(np.float64) - w) / (scale + np.abs(w))
+                diff[np.isnan(g) & np.isnan(w)] = 0.0
                 worst = float(np.nanmax(diff)) if diff.size else 0.0
                 err = max(err, np.inf if np.isnan(diff).any() else worst)
             return err, TOLERANCE
