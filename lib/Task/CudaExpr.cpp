@@ -338,7 +338,16 @@ StatementWriter::writeOp(Operation &op,
             return mathName("pow", type) + "(" + arg(0) + ", (" +
                    ctype->compute + ")" + arg(1) + ")";
           })
-          .Case<math::PowFOp>([&](auto) {
+          .Case<math::PowFOp>([&](math::PowFOp pow) -> std::string {
+            // x ** 2.0 (torch's norms: abs(x) ** 2) as x * x: the same
+            // value for every x, NaN, infinities and zeros included, and
+            // correctly rounded, where pow is a library call of many
+            // instructions a memory-bound kernel pays for; any other
+            // exponent through pow.
+            FloatAttr exponent;
+            if (matchPattern(pow.getRhs(), m_Constant(&exponent)) &&
+                exponent.getValue().isExactlyValue(2.0))
+              return arg(0) + " * " + arg(0);
             return mathName("pow", type) + "(" + arg(0) + ", " + arg(1) + ")";
           })
           .Case<math::FmaOp>([&](auto) {

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Tuple
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 
@@ -253,6 +254,35 @@ class ArgReduce(nn.Module):
         return self.reduce(x, dim=self.dim)
 
 
+class Normalize(nn.Module):
+    """KernelBench level 1's norms that divide by a norm: ``"l2"`` over dim 1
+    (keepdim) or ``"fro"``, the Frobenius norm of the whole tensor."""
+
+    def __init__(self, kind="l2"):
+        super().__init__()
+        self.kind = kind
+
+    def forward(self, x):
+        if self.kind == "fro":
+            return x / torch.norm(x, p="fro")
+        return x / torch.norm(x, p=2, dim=1, keepdim=True)
+
+
+class Loss(nn.Module):
+    """KernelBench level 1's losses over two inputs: ``"cosine"`` (the mean of
+    1 - cosine similarity over dim 1) or ``"kl"`` (batchmean KL divergence of
+    probability rows)."""
+
+    def __init__(self, kind="cosine"):
+        super().__init__()
+        self.kind = kind
+
+    def forward(self, a, b):
+        if self.kind == "kl":
+            return F.kl_div(torch.log(a), b, reduction="batchmean")
+        return torch.mean(1 - F.cosine_similarity(a, b, dim=1))
+
+
 class LstmOutput(nn.Module):
     """An nn.LSTM over a few time steps (KernelBench level 3's LSTMs), its output
     sequence: each step reads its slice of the input projection."""
@@ -288,6 +318,11 @@ class Cumprod(nn.Module):
 
 def _randn(*shape, dtype=torch.float32):
     return lambda device: torch.randn(*shape, dtype=dtype, device=device)
+
+
+def _softmax_rows(*shape):
+    """Rows of probabilities (KernelBench's KL divergence inputs)."""
+    return lambda device: torch.randn(*shape, device=device).softmax(-1)
 
 
 MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
@@ -367,6 +402,15 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     # KernelBench level 1's AvgPool3d (kernel 3, stride 2, padding 1) at its size.
     "kb_avg_pool_3d": (lambda: Pool("avg", dims=3, kernel_size=3, stride=2, padding=1),
                        [_randn(16, 32, 64, 64, 64)]),
+    # KernelBench level 1's MaxPool3d (kernel 3, stride 2, padding 1, dilation 3).
+    "kb_max_pool_3d": (lambda: Pool("max", dims=3, kernel_size=3, stride=2, padding=1,
+                                    dilation=3), [_randn(16, 32, 64, 64, 64)]),
+    # KernelBench level 1's L2 norm (16 x 16384) and Frobenius norm (16 x 64 x 256 x 256).
+    "kb_l2_norm": (Normalize, [_randn(16, 16384)]),
+    "kb_frobenius_norm": (lambda: Normalize("fro"), [_randn(16, 64, 256, 256)]),
+    # KernelBench level 1's cosine similarity loss and KL divergence at 128 x 4096.
+    "kb_cosine_loss": (Loss, [_randn(128, 4096), _randn(128, 4096)]),
+    "kb_kl_div": (lambda: Loss("kl"), [_softmax_rows(128, 4096), _softmax_rows(128, 4096)]),
     # KernelBench level 1's argmax and argmin over dim 1 of 16 x 256 x 256.
     "kb_argmax": (ArgReduce, [_randn(16, 256, 256)]),
     "kb_argmin": (lambda: ArgReduce("min"), [_randn(16, 256, 256)]),

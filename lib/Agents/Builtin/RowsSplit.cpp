@@ -34,15 +34,22 @@ LogicalResult RowKernelWriter::checkSplit() {
 }
 
 void RowKernelWriter::writeChunkHeader() {
-  chunkHeader =
-      llvm::formatv("  const long long row = blockIdx.y;\n"
-                    "  const int t = threadIdx.x;\n"
-                    "  const long long begin = blockIdx.x * {0}LL;\n"
-                    "  const long long end = begin + {0}LL < {1}LL ? begin + "
-                    "{0}LL : {1}LL;\n",
-                    chunk, rs.cols)
-          .str();
-  src += chunkHeader;
+  // The partial kernel's blocks take the rows' chunks in order; the apply
+  // kernel's take them last first, so it starts on the chunks the partial
+  // kernel read last, which are still in L2 (a row of 256 MB reads its last
+  // 50 MB from L2, not HBM).
+  auto header = [&](StringRef row, StringRef block) {
+    return llvm::formatv("  const long long row = {0};\n"
+                         "  const int t = threadIdx.x;\n"
+                         "  const long long begin = {1} * {2}LL;\n"
+                         "  const long long end = begin + {2}LL < {3}LL ? "
+                         "begin + {2}LL : {3}LL;\n",
+                         row, block, chunk, rs.cols)
+        .str();
+  };
+  chunkHeader = header("gridDim.y - 1 - blockIdx.y",
+                       "(gridDim.x - 1 - blockIdx.x)");
+  src += header("blockIdx.y", "blockIdx.x");
   stepLoop = llvm::formatv("#pragma unroll 4\n"
                            "  for (long long c = begin + (long long)t * {0}; "
                            "c < end; c += {1}LL) {{\n",
