@@ -270,8 +270,9 @@ class Normalize(nn.Module):
 
 class Loss(nn.Module):
     """KernelBench level 1's losses over two inputs: ``"cosine"`` (the mean of
-    1 - cosine similarity over dim 1) or ``"kl"`` (batchmean KL divergence of
-    probability rows)."""
+    1 - cosine similarity over dim 1), ``"kl"`` (batchmean KL divergence of
+    probability rows) or ``"ce"`` (cross entropy of logits against class
+    indices)."""
 
     def __init__(self, kind="cosine"):
         super().__init__()
@@ -280,6 +281,8 @@ class Loss(nn.Module):
     def forward(self, a, b):
         if self.kind == "kl":
             return F.kl_div(torch.log(a), b, reduction="batchmean")
+        if self.kind == "ce":
+            return F.cross_entropy(a, b)
         return torch.mean(1 - F.cosine_similarity(a, b, dim=1))
 
 
@@ -318,6 +321,11 @@ class Cumprod(nn.Module):
 
 def _randn(*shape, dtype=torch.float32):
     return lambda device: torch.randn(*shape, dtype=dtype, device=device)
+
+
+def _classes(count, classes):
+    """Class indices (KernelBench's cross entropy targets)."""
+    return lambda device: torch.randint(0, classes, (count,), device=device)
 
 
 def _softmax_rows(*shape):
@@ -411,6 +419,13 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     # KernelBench level 1's cosine similarity loss and KL divergence at 128 x 4096.
     "kb_cosine_loss": (Loss, [_randn(128, 4096), _randn(128, 4096)]),
     "kb_kl_div": (lambda: Loss("kl"), [_softmax_rows(128, 4096), _softmax_rows(128, 4096)]),
+    # KernelBench level 1's cross entropy (4096 rows of 10 classes), instance norm
+    # (64 features of 16 x 256 x 256), depthwise 3x3 conv (3 channels of 256 x 256) and
+    # transposed 3x3 conv (32 -> 64 channels of 128 x 128).
+    "kb_cross_entropy": (lambda: Loss("ce"), [_randn(4096, 10), _classes(4096, 10)]),
+    "kb_instance_norm": (lambda: nn.InstanceNorm2d(64), [_randn(16, 64, 256, 256)]),
+    "kb_depthwise_conv": (lambda: nn.Conv2d(3, 3, 3, groups=3), [_randn(16, 3, 256, 256)]),
+    "kb_conv_transpose2d": (lambda: nn.ConvTranspose2d(32, 64, 3), [_randn(16, 32, 128, 128)]),
     # KernelBench level 1's argmax and argmin over dim 1 of 16 x 256 x 256.
     "kb_argmax": (ArgReduce, [_randn(16, 256, 256)]),
     "kb_argmin": (lambda: ArgReduce("min"), [_randn(16, 256, 256)]),
