@@ -177,8 +177,9 @@ def main():
                     err = max(err, 0.0 if np.array_equal(g, w) else np.inf)
                     continue
                 scale = max(1.0, float(np.abs(w).max()) if w.size else 1.0)
-                diff = np.abs(g.astype(np.float64) - w) / (scale + np.abs(w))
-                diff[np.isnan(g) & np.isnan(w)] = 0.0
+                # At least one dimension: a rank-0 output (a loss) is a scalar.
+                diff = np.atleast_1d(np.abs(g.astype(np.float64) - w) / (scale + np.abs(w)))
+                diff[np.atleast_1d(np.isnan(g) & np.isnan(w))] = 0.0
                 worst = float(np.nanmax(diff)) if diff.size else 0.0
                 err = max(err, np.inf if np.isnan(diff).any() else worst)
             return err, TOLERANCE
