@@ -214,15 +214,28 @@ int64_t cuda_agent::product(ArrayRef<int64_t> dims) {
   return n;
 }
 
+linalg::GenericOp cuda_agent::findSingleReduction(const LinalgRegion &region) {
+  linalg::GenericOp found;
+  for (linalg::GenericOp g : region.generics) {
+    if (!isReduction(g))
+      continue;
+    if (found)
+      return {};
+    found = g;
+  }
+  return found;
+}
+
 std::string cuda_agent::join(ArrayRef<std::string> parts, StringRef sep) {
   return llvm::join(parts.begin(), parts.end(), sep);
 }
 
 std::string cuda_agent::linearize(ArrayRef<std::string> idx,
-                                  ArrayRef<int64_t> shape) {
+                                  ArrayRef<int64_t> shape,
+                                  StringRef indexType) {
   if (idx.empty())
     return "0";
-  std::string offset = "(long long)(" + idx[0] + ")";
+  std::string offset = "(" + indexType.str() + ")(" + idx[0] + ")";
   for (size_t i = 1; i < idx.size(); ++i)
     offset = "(" + offset + " * " + std::to_string(shape[i]) + " + (" + idx[i] +
              "))";

@@ -78,3 +78,24 @@ def test_stage_verify_stages_the_modules_named_and_the_torch_timer(repo, tool, t
     model, inputs = torch_times.load("models").make("concat_branches")
     assert model(*inputs).shape == (32, 128)
     assert hasattr(torch_times.load("timing"), "CudaTimer")
+
+
+def _candidate_counts(stage):
+    return [len(list(candidates.iterdir()))
+            for candidates in (stage / "compile").glob("*/jobs/*/candidates")]
+
+
+def test_stage_verify_samples_sets_the_candidates_per_region(repo, tool, tmp_path):
+    # softmax's region has more candidates than one: --samples 1 stages only the first,
+    # the default (up to 4, the product's first turn) all of them here.
+    script = str(repo / "scripts/python-gpu-check")
+    one, default = tmp_path / "one", tmp_path / "default"
+    subprocess.run([script, "stage-verify", "--only", "softmax", "--samples", "1", str(one)],
+                   check=True, capture_output=True)
+    subprocess.run([script, "stage-verify", "--only", "softmax", str(default)],
+                   check=True, capture_output=True)
+    assert _candidate_counts(one) and all(count == 1 for count in _candidate_counts(one))
+    assert 1 < max(_candidate_counts(default)) <= 4
+    bad = subprocess.run([script, "stage-verify", "--only", "softmax", "--samples", "0",
+                          str(tmp_path / "bad")], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--samples needs a positive count" in bad.stderr

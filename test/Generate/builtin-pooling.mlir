@@ -112,8 +112,8 @@ func.func @max_of_products(%x: tensor<1x10x10x8xf32>, %w: tensor<3x3x8x12xf32>) 
 // SERIAL-LABEL: // ===== serial-reduction variants of @pool_nchw_max_region0 =====
 // SERIAL: ----- variant serial-t256 -----
 // SERIAL: float acc = __int_as_float(0xff800000);
-// SERIAL: for (long long r4 = 0; r4 < 3LL; ++r4) {
-// SERIAL: for (long long r5 = 0; r5 < 3LL; ++r5) {
+// SERIAL: for (int r4 = 0; r4 < 3; ++r4) {
+// SERIAL: for (int r5 = 0; r5 < 3; ++r5) {
 // SERIAL: acc = ca_maximum(acc, v0);
 // SERIAL: out0[e] = (float)(acc);
 // SERIAL-LABEL: // ===== serial-reduction variants of @pool_nhwc_sum_region0 =====
@@ -132,20 +132,23 @@ func.func @max_of_products(%x: tensor<1x10x10x8xf32>, %w: tensor<3x3x8x12xf32>) 
 
 // The 3-D average: a thread per element of the output (NCDHW), which reads
 // the sums (NDHWC) at a permutation of it (readAtElement): the window's
-// input read through both transposes and the pad at (n, c, d, h, w).
+// input read through both transposes and the pad at (n, c, d, h, w). Every
+// tensor has fewer than 2^30 elements: offsets are 32-bit, and the pad's
+// bounds select the read's offset once (not each index), so the window's
+// taps are constant offsets of one base.
 // SERIAL-LABEL: // ===== serial-reduction variants of @avg_pool_3d_region0 =====
 // SERIAL: ----- variant serial-t256 -----
-// SERIAL: e < 135LL;
-// SERIAL: for (long long r5 = 0; r5 < 3LL; ++r5) {
-// SERIAL-NEXT: for (long long r6 = 0; r6 < 3LL; ++r6) {
-// SERIAL-NEXT: for (long long r7 = 0; r7 < 3LL; ++r7) {
-// SERIAL-NEXT: const bool [[IN3:v[0-9]+]] = (unsigned long long)(((((((e) / 9LL) % 3LL) * 2) + r5) - 1)) < 6ULL
-// SERIAL-NEXT: in0[(((((long long)(((e) / 135LL)) * 5 + ((((e) / 27LL) % 5LL))) * 6 + (([[IN3]] ?
+// SERIAL: for (int e = blockIdx.x * (int)blockDim.x + threadIdx.x; e < 135; e += (int)gridDim.x * blockDim.x) {
+// SERIAL: for (int r5 = 0; r5 < 3; ++r5) {
+// SERIAL-NEXT: for (int r6 = 0; r6 < 3; ++r6) {
+// SERIAL-NEXT: for (int r7 = 0; r7 < 3; ++r7) {
+// SERIAL-NEXT: const bool [[IN3:v[0-9]+]] = (unsigned long long)(((((((e) / 9) % 3) * 2) + r5) - 1)) < 6ULL
+// SERIAL-NEXT: in0[([[IN3]] ? (((((int)(((e) / 135)) * 5 + ((((e) / 27) % 5))) * 6 + (((((((e) / 9) % 3) * 2) + r5) - 1))) * 6 + (((((((e) / 3) % 3) * 2) + r6) - 1))) * 6 + ((((((e) % 3) * 2) + r7) - 1))) : 0)];
 // SERIAL: (acc * (1.0f / __int_as_float(0x41d80000)))
 
 // The max of products over the window and the channels.
 // SERIAL-LABEL: // ===== serial-reduction variants of @max_of_products_region0 =====
-// SERIAL: for (long long r6 = 0; r6 < 8LL; ++r6) {
+// SERIAL: for (int r6 = 0; r6 < 8; ++r6) {
 // SERIAL: acc = ca_maximum(acc,
 
 // GEN: @pool_nchw_max_region0 (convolution, {{.*}}): default: verification deferred: 1 candidate(s)
@@ -153,4 +156,19 @@ func.func @max_of_products(%x: tensor<1x10x10x8xf32>, %w: tensor<3x3x8x12xf32>) 
 // GEN: @avg_pool_padded_region0 (convolution, {{.*}}): default: verification deferred: 1 candidate(s)
 // GEN: @avg_pool_3d_region0 (convolution, {{.*}}): default: verification deferred: 1 candidate(s)
 // GEN: @max_of_products_region0 (convolution, {{.*}}): default: verification deferred: 1 candidate(s)
-// GEN: 5 job(s)
+// GEN: @pool_wide_offsets_region0 (convolution, {{.*}}): default: verification deferred: 1 candidate(s)
+// GEN: 6 job(s)
+
+// A window over 2^30 elements or more: offsets stay 64-bit.
+func.func @pool_wide_offsets(%x: tensor<1x1x32770x32768xf32>, %window: tensor<2x2xf32>) -> tensor<1x1x16385x16384xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x1x16385x16384xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x1x16385x16384xf32>) -> tensor<1x1x16385x16384xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %window : tensor<1x1x32770x32768xf32>, tensor<2x2xf32>) outs(%f : tensor<1x1x16385x16384xf32>) -> tensor<1x1x16385x16384xf32>
+  return %r : tensor<1x1x16385x16384xf32>
+}
+// SERIAL-LABEL: // ===== serial-reduction variants of @pool_wide_offsets_region0 =====
+// SERIAL: for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < 268451840; e += (long long)gridDim.x * blockDim.x) {
+// SERIAL: for (long long r4 = 0; r4 < 2; ++r4) {
+// SERIAL: in0[((((long long)(((e) / 268451840LL)) * 1 + ((((e) / 268451840LL) % 1LL))) * 32770 + ((((((e) / 16384LL) % 16385LL) * 2) + r4))) * 32768

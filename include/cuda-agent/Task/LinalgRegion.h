@@ -94,12 +94,17 @@ inline bool isReduction(linalg::GenericOp g) {
   return g.getNumReductionLoops() > 0;
 }
 
+/// The region's one generic with reduction loops; null where it has none or
+/// several.
+linalg::GenericOp findSingleReduction(const LinalgRegion &region);
+
 /// `parts` joined by `sep`.
 std::string join(ArrayRef<std::string> parts, StringRef sep = ", ");
 
-/// The row-major offset of the indices `idx` in a tensor of `shape`, as a
-/// `long long` C expression.
-std::string linearize(ArrayRef<std::string> idx, ArrayRef<int64_t> shape);
+/// The row-major offset of the indices `idx` in a tensor of `shape`, as a C
+/// expression of `indexType`.
+std::string linearize(ArrayRef<std::string> idx, ArrayRef<int64_t> shape,
+                      StringRef indexType = "long long");
 
 /// `expr` as a C expression of the loop indices `dims`: sums and constant
 /// multiples of dimensions and constants (a convolution's out * stride + tap

@@ -94,12 +94,24 @@ FailureOr<std::string> ElementEvaluator::padValueAt(const RegionPad &pad,
   if (inside.empty())
     return valueAt(pad.source, at, why);
   // Outside the source the read is of its first element (always there), so
-  // the load needs no branch; the select takes the pad value instead.
+  // the load needs no branch; the select takes the pad value instead. A
+  // scalar read of an input selects its offset, once, so a window's taps
+  // stay constant offsets of one base; other reads take the indices.
   std::string in = writer.bind("bool", llvm::join(inside, " && "));
-  for (size_t d = 0; d < at.size(); ++d)
-    if (pad.low[d] != 0 || pad.high[d] != 0)
-      at[d] = "(" + in + " ? " + at[d] + " : 0)";
-  FailureOr<std::string> value = valueAt(pad.source, at, why);
+  FailureOr<std::string> value;
+  auto arg = dyn_cast<BlockArgument>(pad.source);
+  if (arg && scalarReads && !known.count(pad.source) &&
+      !knownAt.count(pad.source) && !probed.count(pad.source)) {
+    value = loadElement(arg.getArgNumber(),
+                        "(" + in + " ? " +
+                            linearize(at, shapeOf(pad.source), offsets.name()) +
+                            " : 0)");
+  } else {
+    for (size_t d = 0; d < at.size(); ++d)
+      if (pad.low[d] != 0 || pad.high[d] != 0)
+        at[d] = "(" + in + " ? " + at[d] + " : 0)";
+    value = valueAt(pad.source, at, why);
+  }
   if (failed(value))
     return failure();
   return writer.bind(getCType(elementOf(pad.source))->compute,

@@ -12,6 +12,8 @@
 #ifndef CUDA_AGENT_AGENTS_BUILTIN_ELEMENTEVALUATOR_H
 #define CUDA_AGENT_AGENTS_BUILTIN_ELEMENTEVALUATOR_H
 
+#include "KernelText.h"
+
 #include "cuda-agent/Task/CudaExpr.h"
 #include "cuda-agent/Task/LinalgRegion.h"
 
@@ -27,6 +29,9 @@ namespace mlir::cuda_agent::builtin {
 /// `known`.
 class ElementEvaluator {
 public:
+  using InputReader =
+      std::function<std::string(unsigned input, ArrayRef<std::string> idx)>;
+
   ElementEvaluator(const LinalgRegion &region, StatementWriter &writer)
       : region(region), writer(writer) {
     loadInput = [this](unsigned i, ArrayRef<std::string> idx) {
@@ -38,9 +43,16 @@ public:
   ElementEvaluator &operator=(const ElementEvaluator &) = delete;
 
   /// How the kernel reads input `input` at its indices `idx`: a scalar
-  /// read (loadAt) unless the kernel says otherwise.
-  std::function<std::string(unsigned input, ArrayRef<std::string> idx)>
-      loadInput;
+  /// read (loadAt) unless the kernel says otherwise (setInputReader).
+  const InputReader &getInputReader() const { return loadInput; }
+  /// Reads inputs with `reader` (a vector lane, a shared-memory tile, a
+  /// register cache) instead of scalar reads.
+  void setInputReader(InputReader reader) {
+    loadInput = std::move(reader);
+    scalarReads = false;
+  }
+  /// The type the element offsets of scalar reads are computed in.
+  OffsetType offsets;
   /// Values of whole tensors known everywhere (a row's reductions).
   llvm::DenseMap<Value, std::string> known;
   /// Values of whole tensors known at one element only: (indices, name).
@@ -74,7 +86,8 @@ public:
 
   /// Reads input `i` at its indices `idx`.
   std::string loadAt(unsigned i, ArrayRef<std::string> idx) {
-    return loadElement(i, linearize(idx, shapeOf(region.inputs[i])));
+    return loadElement(i,
+                       linearize(idx, shapeOf(region.inputs[i]), offsets.name()));
   }
 
   /// The value of `tensor` at its indices `idx`: known values first, then
@@ -103,6 +116,9 @@ private:
 
   const LinalgRegion &region;
   StatementWriter &writer;
+  InputReader loadInput;
+  /// Whether loadInput is the scalar read (loadAt).
+  bool scalarReads = true;
   std::map<std::string, SmallVector<std::string>> memo;
 };
 

@@ -61,7 +61,7 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   // as a part of an assembled output reads them (less the part's offset).
   std::string lastDim, firstDim;
   int lane = 0;
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
+  eval.setInputReader([&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     Value in = region.inputs[i];
     // A pad's bounded index (`inside ? i : 0`) names a value bound per lane:
     // such reads go one element at a time.
@@ -80,7 +80,7 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
     if (lane == 0)
       vectors[at] = loadVector(writer, elementOf(in), vector, at);
     return laneOf(elementOf(in), vectors.lookup(at), lane);
-  };
+  });
 
   std::string kernel = "ew";
   std::string src =

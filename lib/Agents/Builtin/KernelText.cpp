@@ -51,16 +51,37 @@ std::string cuda_agent::builtin::launchJson(const Variant &v) {
   return llvm::formatv("{0}", launchPlan(v)).str();
 }
 
+OffsetType cuda_agent::builtin::getOffsetType(const LinalgRegion &region) {
+  // Offsets up to twice a tensor's size: a pad's source is addressed at
+  // indices outside it before the bounds select.
+  constexpr int64_t limit = int64_t(1) << 30;
+  auto fits = [&](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    return type && type.hasStaticShape() && type.getNumElements() < limit;
+  };
+  bool narrow = llvm::all_of(region.inputs, fits) &&
+                llvm::all_of(region.outputs, fits);
+  for (linalg::GenericOp g : region.generics)
+    narrow = narrow && llvm::all_of(g->getOperands(), fits) &&
+             llvm::all_of(g->getResults(), fits);
+  for (auto &[padded, pad] : region.pads)
+    narrow = narrow && fits(padded);
+  return OffsetType{narrow};
+}
+
 SmallVector<std::string>
-cuda_agent::builtin::delinearize(StringRef linear, ArrayRef<int64_t> shape) {
+cuda_agent::builtin::delinearize(StringRef linear, ArrayRef<int64_t> shape,
+                                 OffsetType offsets) {
   SmallVector<std::string> idx(shape.size());
   int64_t stride = 1;
   for (int i = int(shape.size()) - 1; i >= 0; --i) {
-    std::string q =
-        stride == 1
-            ? ("(" + linear + ")").str()
-            : ("((" + linear + ") / " + std::to_string(stride) + "LL)").str();
-    idx[i] = i == 0 ? q : "(" + q + " % " + std::to_string(shape[i]) + "LL)";
+    std::string q = stride == 1 ? ("(" + linear + ")").str()
+                                : ("((" + linear + ") / " +
+                                   std::to_string(stride) + offsets.suffix() + ")")
+                                      .str();
+    idx[i] = i == 0 ? q
+                    : "(" + q + " % " + std::to_string(shape[i]) +
+                          offsets.suffix().str() + ")";
     stride *= shape[i];
   }
   return idx;

@@ -31,8 +31,25 @@ llvm::json::Value launchPlan(const Variant &variant);
 /// launchPlan() as compact JSON text, the candidate's plan.
 std::string launchJson(const Variant &variant);
 
-/// Index strings of the row-major position `linear` in `shape`.
-SmallVector<std::string> delinearize(StringRef linear, ArrayRef<int64_t> shape);
+/// The C type a kernel computes element offsets in: 64-bit, or 32-bit where
+/// every tensor of the region has fewer than 2^31 elements (an address then
+/// costs half the integer instructions; a window's taps stay constant
+/// offsets of one base).
+struct OffsetType {
+  bool narrow = false;
+  StringRef name() const { return narrow ? "int" : "long long"; }
+  /// The suffix of an integer literal of the type.
+  StringRef suffix() const { return narrow ? "" : "LL"; }
+};
+
+/// The narrowest OffsetType that holds an offset into any tensor of
+/// `region`.
+OffsetType getOffsetType(const LinalgRegion &region);
+
+/// Index strings of the row-major position `linear` in `shape`, computed in
+/// `index`.
+SmallVector<std::string> delinearize(StringRef linear, ArrayRef<int64_t> shape,
+                                     OffsetType offsets = {});
 
 /// `count` consecutive elements of `type` at `ptr` (aligned to the whole
 /// access) read with one vector access; returns the vector's name. With

@@ -162,7 +162,7 @@ RowKernelWriter::writePass(EmitFn emit,
   // The lane's column indices and loop indices, which the classes compare
   // the indices an input is read at with.
   SmallVector<std::string> colIdx, loopIdx;
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
+  eval.setInputReader([&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     std::string ref = "in" + std::to_string(i);
     Type type = elementOf(region.inputs[i]);
     ArrayRef<int64_t> shape = shapeOf(region.inputs[i]);
@@ -225,7 +225,7 @@ RowKernelWriter::writePass(EmitFn emit,
       return eval.loadAt(i, idx);
     }
     return "0";
-  };
+  });
   for (lane = 0; lane < vector; ++lane) {
     colIdx = delinearize("c + " + std::to_string(lane), rs.colDims);
     loopIdx = rs.loopIndices(rowIdx, colIdx);
@@ -273,9 +273,9 @@ FailureOr<std::string> RowKernelWriter::writePerRow(
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
   eval.known = known;
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string>) {
+  eval.setInputReader([&](unsigned i, ArrayRef<std::string>) {
     return eval.loadElement(i, "row");
-  };
+  });
   if (failed(emit(eval)))
     return failure();
   return body;
@@ -607,7 +607,7 @@ public:
     // the serial and split kernels' (SerialReduction.cpp), which read
     // wider.
     if (rows->isInterleaved() &&
-        llvm::count_if(region.generics, isReduction) == 1 &&
+        findSingleReduction(region) &&
         llvm::none_of(region.outputs,
                       [&](Value out) { return isWholeRows(out, *rows); })) {
       why = "a single reduction over outer loops into values per row";
@@ -647,7 +647,7 @@ public:
     rowVariant(1024, 1024);
     // One reduction reads the row once either way: a warp per row
     // streaming it, no block barrier between rows.
-    if (llvm::count_if(region.generics, isReduction) == 1)
+    if (findSingleReduction(region))
       rowVariant(32, 256);
     // The same rows read as read-once data (16-byte accesses only).
     if (vector * narrowestBytes(region) == 16) {

@@ -296,6 +296,8 @@ private:
   std::string stepLoop;
   /// A block's chunk of its row (the partial and apply kernels of a split).
   std::string chunkHeader;
+  /// The apply kernel's steps over its chunk: stepLoop's, last first.
+  std::string applyStepLoop;
   std::string rowStart;
   /// The statements of the values per row computed before the reduction,
   /// which the finish kernel computes again.

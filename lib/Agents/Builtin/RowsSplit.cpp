@@ -34,10 +34,12 @@ LogicalResult RowKernelWriter::checkSplit() {
 }
 
 void RowKernelWriter::writeChunkHeader() {
-  // The partial kernel's blocks take the rows' chunks in order; the apply
-  // kernel's take them last first, so it starts on the chunks the partial
-  // kernel read last, which are still in L2 (a row of 256 MB reads its last
-  // 50 MB from L2, not HBM).
+  // The partial kernel's blocks take the rows' chunks in order, each
+  // reading its chunk first to last; the apply kernel's take them last
+  // first, each chunk last to first, so it starts on what the partial
+  // kernel read last, which is still in L2 (a row of 256 MB reads its last
+  // 50 MB from L2, not HBM): the chunks read last where they outnumber the
+  // SMs, the ends of all chunks where they all run at once.
   auto header = [&](StringRef row, StringRef block) {
     return llvm::formatv("  const long long row = {0};\n"
                          "  const int t = threadIdx.x;\n"
@@ -55,6 +57,15 @@ void RowKernelWriter::writeChunkHeader() {
                            "c < end; c += {1}LL) {{\n",
                            vector, step)
                  .str();
+  // The thread's last step first (none where the chunk ends before the
+  // thread's first column: it starts at or past the end).
+  applyStepLoop =
+      llvm::formatv("#pragma unroll 4\n"
+                    "  for (long long c = begin + (long long)t * {0} + (end - "
+                    "begin - 1 - (long long)t * {0}) / {1}LL * {1}LL; c >= "
+                    "begin && c < end; c -= {1}LL) {{\n",
+                    vector, step)
+          .str();
 }
 
 void RowKernelWriter::beginFinish(StringRef stores) {
@@ -132,6 +143,7 @@ LogicalResult RowKernelWriter::beginApply() {
   src += "  if (t == 0) {\n" + stores + "  }\n}\n\n" +
          kernelSignature(region, "apply", blockThreads, true) + " {\n" +
          chunkHeader + splitPrefix + loads;
+  stepLoop = applyStepLoop;
   return success();
 }
 

@@ -159,7 +159,13 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
   ArrayRef<int64_t> outShape = shapeOf(reduced);
   SmallVector<int64_t> ranges = g.getStaticLoopRanges();
   SmallVector<std::string> dims(ranges.size());
-  SmallVector<std::string> outIdx = delinearize("e", shapeOf(out));
+  // The plain kernel's offsets in 32 bits where they fit: a pooling
+  // window's taps are then constant offsets of one base.
+  OffsetType offsets;
+  if (!slices && width == 1)
+    offsets = getOffsetType(region);
+  StringRef offsetType = offsets.name();
+  SmallVector<std::string> outIdx = delinearize("e", shapeOf(out), offsets);
   SmallVector<std::string> idx = outIdx;
   if (epilogue) {
     FailureOr<SmallVector<std::string>> at =
@@ -212,10 +218,9 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
                    .str();
       sliced = true;
     } else {
-      loops +=
-          llvm::formatv("    for (long long {0} = 0; {0} < {1}LL; ++{0}) {{\n",
-                        var, ranges[d])
-              .str();
+      loops += llvm::formatv("    for ({0} {1} = 0; {1} < {2}; ++{1}) {{\n",
+                             offsetType, var, ranges[d])
+                   .str();
     }
     close += "    }\n";
   }
@@ -231,6 +236,7 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
                        std::string &text) -> FailureOr<std::string> {
     StatementWriter writer(text, counter);
     ElementEvaluator eval(region, writer);
+    eval.offsets = offsets;
     llvm::DenseMap<Value, std::string> names;
     if (failed(eval.bindOperands(g, at, names, why, accArg)) ||
         failed(writer.writeBlock(reduceBody, names, at, combiner->op, why)))
@@ -272,11 +278,11 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
   std::string src =
       getPrelude().str() + "\n" + kernelSignature(region, "reduce") + " {\n";
   src += llvm::formatv(
-             "  for (long long e = blockIdx.x * (long long)blockDim.x + "
-             "threadIdx.x; e < {0}LL; e += (long long)gridDim.x * "
-             "blockDim.x) {{\n"
+             "  for ({3} e = blockIdx.x * ({3})blockDim.x + threadIdx.x; e < "
+             "{0}; e += ({3})gridDim.x * blockDim.x) {{\n"
              "    {1} acc = {2};\n",
-             total, ctype, region.splats.lookup(g.getDpsInitOperand(0)->get()))
+             total, ctype, region.splats.lookup(g.getDpsInitOperand(0)->get()),
+             offsetType)
              .str();
   src += loops + body + "    acc = " + combiner->combine("acc", mapped) +
          ";\n" + close;
@@ -294,23 +300,12 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
                  {{"reduce", {blocks, 1, 1}, {threads, 1, 1}}}};
 }
 
-/// A reduction into several filled outputs whose body carries them all (an
-/// argmax: the running maximum and its index, `select(x > max, i, index)`):
-/// no single associative combiner, so one thread per output element folds
-/// the body over the reduced dimensions in the reference's order, the
-/// outputs' block arguments bound to the accumulators `acc0`, `acc1`, ...
-/// The same order as the reference, so the same result, ties included.
-FailureOr<Variant> writeFold(const LinalgRegion &region, int threads,
-                             int unroll, std::string &why) {
-  SmallVector<linalg::GenericOp> reductions;
-  for (linalg::GenericOp g : region.generics)
-    if (isReduction(g))
-      reductions.push_back(g);
-  if (reductions.size() != 1 || reductions[0].getNumDpsInits() < 2) {
-    why = "not a single reduction into several outputs";
-    return failure();
-  }
-  linalg::GenericOp g = reductions[0];
+/// The one indexing map of `g`'s outputs, where every output starts from a
+/// fill and all are indexed alike by a projected permutation (a fold's
+/// accumulators, an argmax's value and index); fails otherwise.
+FailureOr<AffineMap> getFilledOutputsMap(const LinalgRegion &region,
+                                         linalg::GenericOp g,
+                                         std::string &why) {
   AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
   for (OpOperand &init : g.getDpsInitsMutable()) {
     if (!region.splats.count(init.get())) {
@@ -326,6 +321,26 @@ FailureOr<Variant> writeFold(const LinalgRegion &region, int threads,
     why = "a reduction output map that is not a projected permutation";
     return failure();
   }
+  return outMap;
+}
+
+/// A reduction into several filled outputs whose body carries them all (an
+/// argmax: the running maximum and its index, `select(x > max, i, index)`):
+/// no single associative combiner, so one thread per output element folds
+/// the body over the reduced dimensions in the reference's order, the
+/// outputs' block arguments bound to the accumulators `acc0`, `acc1`, ...
+/// The same order as the reference, so the same result, ties included.
+FailureOr<Variant> writeFold(const LinalgRegion &region, int threads,
+                             int unroll, std::string &why) {
+  linalg::GenericOp g = findSingleReduction(region);
+  if (!g || g.getNumDpsInits() < 2) {
+    why = "not a single reduction into several outputs";
+    return failure();
+  }
+  FailureOr<AffineMap> found = getFilledOutputsMap(region, g, why);
+  if (failed(found))
+    return failure();
+  AffineMap outMap = *found;
   ArrayRef<int64_t> outShape = shapeOf(g.getResult(0));
   SmallVector<int64_t> ranges = g.getStaticLoopRanges();
   SmallVector<std::string> dims(ranges.size());
@@ -408,14 +423,8 @@ FailureOr<ArgExtreme> matchArgExtreme(const LinalgRegion &region,
                                       std::string &why) {
   why = "not an argmax or argmin body (maximumf or minimumf, cmpf ogt or "
         "olt, select of the reduced index) over one reduced dimension";
-  SmallVector<linalg::GenericOp> reductions;
-  for (linalg::GenericOp g : region.generics)
-    if (isReduction(g))
-      reductions.push_back(g);
-  if (reductions.size() != 1)
-    return failure();
-  linalg::GenericOp g = reductions[0];
-  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 2 ||
+  linalg::GenericOp g = findSingleReduction(region);
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 2 ||
       g.getNumReductionLoops() != 1)
     return failure();
   Block &body = g.getRegion().front();
@@ -462,14 +471,10 @@ FailureOr<Variant> writeArgExtremeSlices(const LinalgRegion &region,
   if (failed(found))
     return failure();
   linalg::GenericOp g = found->generic;
-  AffineMap outMap = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
-  if (!outMap.isProjectedPermutation() ||
-      g.getMatchingIndexingMap(g.getDpsInitOperand(1)) != outMap ||
-      !region.splats.count(g.getDpsInitOperand(0)->get()) ||
-      !region.splats.count(g.getDpsInitOperand(1)->get())) {
-    why = "an argmax's outputs are filled and indexed alike";
+  FailureOr<AffineMap> filled = getFilledOutputsMap(region, g, why);
+  if (failed(filled))
     return failure();
-  }
+  AffineMap outMap = *filled;
   Value value = g.getResult(0), index = g.getResult(1);
   ArrayRef<int64_t> outShape = shapeOf(value);
   SmallVector<int64_t> ranges = g.getStaticLoopRanges();

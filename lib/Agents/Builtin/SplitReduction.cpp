@@ -69,16 +69,13 @@ FailureOr<linalg::GenericOp> findSplitReduction(const LinalgRegion &region,
 FailureOr<linalg::GenericOp>
 cuda_agent::builtin::findFilledReduction(const LinalgRegion &region,
                                          std::string &why) {
-  SmallVector<linalg::GenericOp> reductions;
-  for (linalg::GenericOp g : region.generics)
-    if (isReduction(g))
-      reductions.push_back(g);
-  if (reductions.size() != 1 || reductions[0].getNumDpsInits() != 1 ||
-      !region.splats.count(reductions[0].getDpsInitOperand(0)->get())) {
+  linalg::GenericOp g = findSingleReduction(region);
+  if (!g || g.getNumDpsInits() != 1 ||
+      !region.splats.count(g.getDpsInitOperand(0)->get())) {
     why = "not a single reduction into a filled output";
     return failure();
   }
-  return reductions[0];
+  return g;
 }
 
 FailureOr<SmallVector<std::string>> cuda_agent::builtin::readAtElement(
@@ -209,7 +206,7 @@ FailureOr<Variant> cuda_agent::builtin::writeSplitReduction(
     // Vectors read at lane 0, by input and leading indices; scalars by input
     // and indices (one x[k] for the lanes).
     std::map<std::string, std::string> vectors, scalars;
-    eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) {
+    eval.setInputReader([&](unsigned i, ArrayRef<std::string> idx) {
       Value in = region.inputs[i];
       Type type = elementOf(in);
       if (!idx.empty() && idx.back() == laneLast &&
@@ -231,7 +228,7 @@ FailureOr<Variant> cuda_agent::builtin::writeSplitReduction(
       if (fresh)
         it->second = eval.loadAt(i, idx);
       return it->second;
-    };
+    });
     for (lane = 0; lane < vector; ++lane) {
       SmallVector<std::string> at(ranges.size());
       SmallVector<std::string> idx = laneIndex(lane);

@@ -62,12 +62,12 @@ FailureOr<Variant> writeTransposeTile(const LinalgRegion &region,
   for (int v = 0; v < vector; ++v)
     d1s.push_back(v ? "(d1 + " + std::to_string(v) + ")" : "(d1)");
   int lane = 0;
-  eval.loadInput = [&](unsigned i, ArrayRef<std::string> idx) -> std::string {
+  eval.setInputReader([&](unsigned i, ArrayRef<std::string> idx) -> std::string {
     if (i == transposed && idx.size() == 2 && idx[0] == d1s[lane] &&
         idx[1] == "(d0)")
       return "tile[l + " + std::to_string(lane) + "][k]";
     return eval.loadAt(i, idx);
-  };
+  });
   SmallVector<SmallVector<std::string>> values(region.outputs.size());
   for (lane = 0; lane < vector; ++lane) {
     eval.forget();
