@@ -469,8 +469,9 @@ private:
   bool staged;
 };
 
-/// Rows too long for a block's registers (more than 256 KB of whole-row
-/// inputs), staged in the shared memory of blocks that exchange their
+/// Rows too long for a block's registers (256 KB of whole-row inputs or
+/// more: at 64 per thread a 1024-thread block caches 256 KB, one block per
+/// SM, slower than reading the row twice), staged in the shared memory of blocks that exchange their
 /// reductions through the workspace: chunks of about 96, 64 and 40 KB (two,
 /// three and five blocks per SM), where a row's blocks are at most a quarter
 /// of those resident at once and all rows' blocks at least two per SM (few
@@ -487,7 +488,7 @@ public:
       return false;
     FailureOr<RowShape> rows = analyzeRows(region, why);
     return succeeded(rows) && !rows->isInterleaved() &&
-           rows->cols * wholeRowBytes(region, *rows) > 256 * 1024;
+           rows->cols * wholeRowBytes(region, *rows) >= 256 * 1024;
   }
 
   void addVariants(const LinalgRegion &region, const GpuTarget &target,
