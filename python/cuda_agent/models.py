@@ -229,11 +229,12 @@ class GroupNorm(nn.Module):
 
 class Pool(nn.Module):
     """KernelBench level 1's pooling layers: ``nn.AvgPool2d``, ``nn.MaxPool2d`` (or
-    their 3-D forms, ``dims=3``) with their arguments."""
+    their 1-D and 3-D forms, ``dims=1`` or ``3``) with their arguments."""
 
     def __init__(self, kind="avg", dims=2, **kwargs):
         super().__init__()
-        layers = {("avg", 2): nn.AvgPool2d, ("max", 2): nn.MaxPool2d,
+        layers = {("avg", 1): nn.AvgPool1d, ("max", 1): nn.MaxPool1d,
+                  ("avg", 2): nn.AvgPool2d, ("max", 2): nn.MaxPool2d,
                   ("avg", 3): nn.AvgPool3d, ("max", 3): nn.MaxPool3d}
         self.pool = layers[kind, dims](**kwargs)
 
@@ -255,8 +256,8 @@ class ArgReduce(nn.Module):
 
 
 class Normalize(nn.Module):
-    """KernelBench level 1's norms that divide by a norm: ``"l2"`` over dim 1
-    (keepdim) or ``"fro"``, the Frobenius norm of the whole tensor."""
+    """KernelBench level 1's norms that divide by a norm: ``"l2"`` or ``"l1"``
+    over dim 1 (keepdim) or ``"fro"``, the Frobenius norm of the whole tensor."""
 
     def __init__(self, kind="l2"):
         super().__init__()
@@ -265,20 +266,30 @@ class Normalize(nn.Module):
     def forward(self, x):
         if self.kind == "fro":
             return x / torch.norm(x, p="fro")
+        if self.kind == "l1":
+            return x / torch.sum(torch.abs(x), dim=1, keepdim=True)
         return x / torch.norm(x, p=2, dim=1, keepdim=True)
 
 
 class Loss(nn.Module):
-    """KernelBench level 1's losses over two inputs: ``"cosine"`` (the mean of
-    1 - cosine similarity over dim 1), ``"kl"`` (batchmean KL divergence of
-    probability rows) or ``"ce"`` (cross entropy of logits against class
-    indices)."""
+    """KernelBench level 1's losses: ``"cosine"`` (the mean of 1 - cosine
+    similarity over dim 1), ``"kl"`` (batchmean KL divergence of probability
+    rows), ``"ce"`` (cross entropy of logits against class indices),
+    ``"huber"`` (smooth L1), ``"hinge"`` (the mean of ``clamp(1 - a * b, 0)``,
+    predictions of one column against +-1 targets, broadcast) or ``"triplet"``
+    (the triplet margin loss of an anchor, a positive and a negative)."""
 
     def __init__(self, kind="cosine"):
         super().__init__()
         self.kind = kind
 
-    def forward(self, a, b):
+    def forward(self, a, b, c=None):
+        if self.kind == "triplet":
+            return F.triplet_margin_loss(a, b, c, margin=1.0)
+        if self.kind == "huber":
+            return F.smooth_l1_loss(a, b)
+        if self.kind == "hinge":
+            return torch.mean(torch.clamp(1 - a * b, min=0))
         if self.kind == "kl":
             return F.kl_div(torch.log(a), b, reduction="batchmean")
         if self.kind == "ce":
@@ -312,6 +323,29 @@ class Cumsum(nn.Module):
         return torch.cumsum(x, dim=1)
 
 
+class Reduce(nn.Module):
+    """KernelBench level 1's reductions over a dimension: ``"prod"`` or
+    ``"min"`` (its values)."""
+
+    def __init__(self, kind="prod", dim=1):
+        super().__init__()
+        self.kind = kind
+        self.dim = dim
+
+    def forward(self, x):
+        if self.kind == "min":
+            return torch.min(x, dim=self.dim)[0]
+        return torch.prod(x, dim=self.dim)
+
+
+class MaskedCumsum(nn.Module):
+    """KernelBench level 1's masked cumsum: the cumsum along dim 1 of the
+    elements the boolean mask keeps."""
+
+    def forward(self, x, mask):
+        return torch.cumsum(x * mask, dim=1)
+
+
 class Cumprod(nn.Module):
     """KernelBench level 1's cumprod along dim 1."""
 
@@ -321,6 +355,16 @@ class Cumprod(nn.Module):
 
 def _randn(*shape, dtype=torch.float32):
     return lambda device: torch.randn(*shape, dtype=dtype, device=device)
+
+
+def _signs(*shape):
+    """+-1 targets (KernelBench's hinge loss)."""
+    return lambda device: torch.randint(0, 2, shape, device=device).float() * 2 - 1
+
+
+def _mask(*shape):
+    """A boolean mask keeping about half the elements (KernelBench's masked cumsum)."""
+    return lambda device: torch.rand(*shape, device=device) > 0.5
 
 
 def _classes(count, classes):
@@ -436,6 +480,20 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     # channels and new features of 32 and 64 channels (parts of different sizes).
     "kb_dense_concat": (DenseConcat, [_randn(16, 256, 56, 56), _randn(16, 32, 56, 56),
                                       _randn(16, 64, 56, 56)]),
+    # KernelBench level 1's L1 norm (16 x 16384), Huber and triplet margin losses
+    # (128 x 4096), hinge loss (128 predictions against +-1 targets), product and min
+    # over dim 1 of 16 x 256 x 256, AvgPool1d (kernel 4, stride 2, padding 1) over
+    # 16 x 32 x 128 and masked cumsum (128 x 4000).
+    "kb_l1_norm": (lambda: Normalize("l1"), [_randn(16, 16384)]),
+    "kb_huber_loss": (lambda: Loss("huber"), [_randn(128, 4096), _randn(128, 4096)]),
+    "kb_triplet_loss": (lambda: Loss("triplet"),
+                        [_randn(128, 4096), _randn(128, 4096), _randn(128, 4096)]),
+    "kb_hinge_loss": (lambda: Loss("hinge"), [_randn(128, 1), _signs(128)]),
+    "kb_prod_reduce": (Reduce, [_randn(16, 256, 256)]),
+    "kb_min_reduce": (lambda: Reduce("min"), [_randn(16, 256, 256)]),
+    "kb_avg_pool_1d": (lambda: Pool("avg", dims=1, kernel_size=4, stride=2, padding=1),
+                       [_randn(16, 32, 128)]),
+    "kb_masked_cumsum": (MaskedCumsum, [_randn(128, 4000), _mask(128, 4000)]),
 }
 
 
