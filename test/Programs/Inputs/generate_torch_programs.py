@@ -223,6 +223,29 @@ class SmoothL1Loss(nn.Module):
         return F.smooth_l1_loss(predictions, targets)
 
 
+class HingeLoss(nn.Module):
+    """KernelBench level 1's hinge loss: predictions of one column against a
+    vector of targets, broadcast to a square, clamped and averaged."""
+
+    def forward(self, predictions, targets):
+        return torch.mean(torch.clamp(1 - predictions * targets, min=0))
+
+
+class Prod(nn.Module):
+    """KernelBench level 1's product reduction over dim 1."""
+
+    def forward(self, x):
+        return torch.prod(x, dim=1)
+
+
+class L1Norm(nn.Module):
+    """KernelBench level 1's L1 norm: each row divided by its sum of absolute
+    values (keepdim)."""
+
+    def forward(self, x):
+        return x / torch.sum(torch.abs(x), dim=1, keepdim=True)
+
+
 class Cumsum(nn.Module):
     """KernelBench level 1's cumsum, as a blocked scan (cuda_agent's decomposition)."""
 
@@ -295,6 +318,9 @@ PROGRAMS = {
     "linear-glu": (LinearGlu, [(8, 16)], torch.float32, False),
     "mse-loss": (MseLoss, [(16, 64), (16, 64)], torch.float32, False),
     "smooth-l1-loss": (SmoothL1Loss, [(16, 64), (16, 64)], torch.float32, False),
+    "hinge-loss": (HingeLoss, [(16, 1), (16,)], torch.float32, False),
+    "prod": (Prod, [(4, 12, 8)], torch.float32, False),
+    "l1-norm": (L1Norm, [(8, 256)], torch.float32, False),
     # 100 is not a whole number of blocks (a pad, two levels); 1100 needs three levels.
     "group-norm": (GroupNorm, [(2, 16, 8, 8)], torch.float32, False),
     "cumsum": (Cumsum, [(8, 100)], torch.float32, False),
