@@ -92,6 +92,28 @@ class SumKeepdim(nn.Module):
         return x.sum(dim=1, keepdim=True)
 
 
+class MeanDim(nn.Module):
+    """KernelBench level 1's mean over dim 1 (no keepdim)."""
+
+    def forward(self, x):
+        return torch.mean(x, dim=1)
+
+
+class ChannelRmsNorm(nn.Module):
+    """KernelBench level 1's RMSNorm: each element divided by the root mean
+    square over the features (dim 1) at its position, eps 1e-5."""
+
+    def forward(self, x):
+        return x / torch.sqrt(torch.mean(x ** 2, dim=1, keepdim=True) + 1e-5)
+
+
+class Bmm(nn.Module):
+    """KernelBench level 1's batched matrix multiplication."""
+
+    def forward(self, a, b):
+        return torch.bmm(a, b)
+
+
 class FlattenLinear(nn.Module):
     def __init__(self):
         super().__init__()
@@ -494,6 +516,16 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "kb_avg_pool_1d": (lambda: Pool("avg", dims=1, kernel_size=4, stride=2, padding=1),
                        [_randn(16, 32, 128)]),
     "kb_masked_cumsum": (MaskedCumsum, [_randn(128, 4000), _mask(128, 4000)]),
+    # KernelBench level 1's RMSNorm over 64 features of 16 x 256 x 256 (a reduction over
+    # dim 1, strided), sum (keepdim) and mean over dim 1 of 16 x 256 x 256, batched
+    # matmul (128 x 128 x 256 @ 128 x 256 x 512), reverse cumsum (128 x 4000), and its
+    # 3-D conv (3 -> 64 channels, kernel 3) over 64^3 at a quarter of its batch of 16.
+    "kb_rms_norm": (ChannelRmsNorm, [_randn(16, 64, 256, 256)]),
+    "kb_sum_reduce": (SumKeepdim, [_randn(16, 256, 256)]),
+    "kb_mean_reduce": (MeanDim, [_randn(16, 256, 256)]),
+    "kb_bmm": (Bmm, [_randn(128, 128, 256), _randn(128, 256, 512)]),
+    "kb_cumsum_reverse": (lambda: Cumsum(reverse=True), [_randn(128, 4000)]),
+    "kb_conv3d": (lambda: nn.Conv3d(3, 64, 3), [_randn(4, 3, 64, 64, 64)]),
 }
 
 

@@ -306,6 +306,11 @@ bool cuda_agent::builtin::isSm80OrLater(const GpuTarget &target) {
   return std::strncmp(chip, "sm_", 3) == 0 && std::atoi(chip + 3) >= 80;
 }
 
+bool cuda_agent::builtin::packingOutweighsWgmma(const Contraction &c) {
+  return elementOf(c.a).isF32() && elementOf(c.b).isF32() &&
+         c.M * c.N < 256 * (c.M + c.N);
+}
+
 bool cuda_agent::builtin::hasFewBigTiles(int64_t M, int64_t N,
                                          int64_t batches,
                                          const GpuTarget &target) {
@@ -730,10 +735,24 @@ public:
       list.add(failure(), reason);
       return;
     }
-    // On sm_90 the wgmma kernels ran 5x faster than mma.sync (docs/perf.md).
-    addWgmmaVariants(region, *c, target, precision == Precision::Tf32, list);
-    addMmaVariants(region, *c, target, list);
-    addTf32Variants(region, *c, target, precision == Precision::Tf32, list);
+    // On sm_90 the wgmma kernels ran 5x faster than mma.sync (docs/perf.md),
+    // but f32 operands reach them packed into TF32 parts by a pass over A
+    // and B first, three times their bytes. Where each operand element
+    // takes part in few products (M N / (M + N) under 256) that pass costs
+    // more than wgmma gains, and the mma.sync 3xTF32 kernels, which split
+    // the operands in registers, come first: a batch of 128 products of
+    // 128 x 256 by 256 x 512 (102) ran 108 us on them against 239 on
+    // wgmma; the MLP block's 2048 x 4096 by 4096 x 1024 (683) ran 260 us on
+    // wgmma against 397.
+    bool tf32 = precision == Precision::Tf32;
+    if (packingOutweighsWgmma(*c)) {
+      addTf32Variants(region, *c, target, tf32, list);
+      addWgmmaVariants(region, *c, target, tf32, list);
+    } else {
+      addWgmmaVariants(region, *c, target, tf32, list);
+      addMmaVariants(region, *c, target, list);
+      addTf32Variants(region, *c, target, tf32, list);
+    }
     bool fewBigTiles = hasFewBigTiles(c->M, c->N, c->batches, target);
     if (!fewBigTiles)
       for (const WarpTiling &t : warpTilings())

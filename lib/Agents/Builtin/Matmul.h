@@ -181,6 +181,11 @@ bool isSm80OrLater(const GpuTarget &target);
 /// 16-bit tensor-core kernels (mma.sync, wgmma) take.
 bool hasHalfOperands(const Contraction &c);
 
+/// Whether `c` has f32 operands that each take part in so few products
+/// (M N / (M + N) under 256) that packing them into TF32 parts for the
+/// wgmma kernels costs more than those kernels gain over mma.sync's.
+bool packingOutweighsWgmma(const Contraction &c);
+
 /// Whether a product of `M` x `N` (times `batches`) has fewer 128 x 128
 /// tiles than `target` has SMs: then the smaller tiles come first.
 bool hasFewBigTiles(int64_t M, int64_t N, int64_t batches,
