@@ -99,10 +99,8 @@ FailureOr<std::string> ElementEvaluator::padValueAt(const RegionPad &pad,
   // stay constant offsets of one base; other reads take the indices.
   std::string in = writer.bind("bool", llvm::join(inside, " && "));
   FailureOr<std::string> value;
-  auto arg = dyn_cast<BlockArgument>(pad.source);
-  if (arg && scalarReads && !known.count(pad.source) &&
-      !knownAt.count(pad.source) && !probed.count(pad.source)) {
-    value = loadElement(arg.getArgNumber(),
+  if (scalarReads && readsInput(pad.source)) {
+    value = loadElement(cast<BlockArgument>(pad.source).getArgNumber(),
                         "(" + in + " ? " +
                             linearize(at, shapeOf(pad.source), offsets.name()) +
                             " : 0)");

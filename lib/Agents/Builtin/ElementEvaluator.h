@@ -42,9 +42,6 @@ public:
   ElementEvaluator(const ElementEvaluator &) = delete;
   ElementEvaluator &operator=(const ElementEvaluator &) = delete;
 
-  /// How the kernel reads input `input` at its indices `idx`: a scalar
-  /// read (loadAt) unless the kernel says otherwise (setInputReader).
-  const InputReader &getInputReader() const { return loadInput; }
   /// Reads inputs with `reader` (a vector lane, a shared-memory tile, a
   /// register cache) instead of scalar reads.
   void setInputReader(InputReader reader) {
@@ -108,6 +105,13 @@ public:
                                                std::string &why);
 
 private:
+  /// Whether valueAt reads `tensor` from the region's input: a block
+  /// argument whose value no table (known, knownAt, probed, splats) gives.
+  bool readsInput(Value tensor) const {
+    return isa<BlockArgument>(tensor) && !known.count(tensor) &&
+           !knownAt.count(tensor) && !probed.count(tensor) &&
+           !region.splats.count(tensor);
+  }
   /// The value of the pad `pad` at its indices `idx`: its source's where
   /// that is inside, else the pad value.
   FailureOr<std::string> padValueAt(const RegionPad &pad,

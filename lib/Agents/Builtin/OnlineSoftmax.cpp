@@ -109,7 +109,7 @@ LogicalResult RowKernelWriter::writeOnlineSoftmax(linalg::GenericOp max,
                 " + blockIdx.x] = " + s + ";\n");
     std::string q = "[row * " + std::to_string(splits) + " + q]";
     src += llvm::formatv("  float {0} = {1}, {2} = 0.0f;\n"
-                         "  for (int q = t; q < {3}; q += 32) {{\n",
+                         "  for (int q = lane; q < {3}; q += 32) {{\n",
                          m, maxOf.identity, s, splits)
                .str() +
            merge(ms + q, ms + "[" + sums + " + row * " +
@@ -136,10 +136,6 @@ LogicalResult RowKernelWriter::writeOnlineSoftmax(linalg::GenericOp max,
                          "expf({1}loc - {2});\n",
                          n, m, maxResult)
                .str();
-  if (inFinish) {
-    finishValues.push_back({maxResult, "float"});
-    finishValues.push_back({sumResult, "float"});
-  }
   return success();
 }
 

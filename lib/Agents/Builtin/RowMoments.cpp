@@ -160,7 +160,5 @@ LogicalResult RowKernelWriter::writeCenteredMoment(linalg::GenericOp g) {
   src += "  const double " + result + " = " + moment.add.combine(init, value) +
          ";\n";
   known[g.getResult(0)] = result;
-  if (inFinish)
-    finishValues.push_back({result, "double"});
   return success();
 }

@@ -51,6 +51,11 @@ RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
   rowIdx = delinearize("row", rs.rowDims);
   rowStart = rs.offsetOf("row", "c");
   fullShape = rs.fullShape();
+  hasWholeRowOutputs = llvm::any_of(
+      region.outputs, [&](Value out) { return isWholeRows(out, rs); });
+  // A cluster row's values are in every block: the first one writes.
+  if (cluster > 1)
+    rowValueWriter = "t == 0 && part == 0";
 }
 
 FailureOr<Variant> RowKernelWriter::write() {
@@ -93,8 +98,8 @@ FailureOr<Variant> RowKernelWriter::write() {
   // The outputs: whole rows in a last pass, one value per row from thread 0.
   if (failed(writePerRowOutputs()))
     return failure();
-  if (split && !fullOutputs.empty() && failed(beginApply()))
-    return failure();
+  if (split && hasWholeRowOutputs)
+    beginApply();
   if (!fullOutputs.empty() && failed(writeWholeRowOutputs()))
     return failure();
   if (cluster > 1)
@@ -292,12 +297,8 @@ LogicalResult RowKernelWriter::writePerRowGeneric(linalg::GenericOp g) {
     return failure();
   src += *body;
   rowPrefix += *body;
-  for (auto [r, result] : llvm::enumerate(g.getResults())) {
+  for (auto [r, result] : llvm::enumerate(g.getResults()))
     known[result] = (*values)[r];
-    if (inFinish)
-      finishValues.push_back(
-          {(*values)[r], getCType(elementOf(result))->compute});
-  }
   return success();
 }
 
@@ -449,8 +450,6 @@ void RowKernelWriter::writeReducedValue(linalg::GenericOp g,
   src += "  const " + ctype + " " + result + " = " +
          combiner.combine(init, acc) + ";\n";
   known[g.getResult(0)] = result;
-  if (inFinish)
-    finishValues.push_back({result, ctype});
   ++reductions;
 }
 
@@ -533,9 +532,8 @@ LogicalResult RowKernelWriter::writePerRowOutputs() {
     });
     if (failed(body))
       return failure();
-    // A cluster row's values are in every block: the first one writes.
-    std::string first = cluster > 1 ? " && part == 0" : "";
-    src += *body + "  if (t == 0" + first + ")\n    out" + std::to_string(o) +
+    src += *body + "  if (" + rowValueWriter + ")\n    out" +
+           std::to_string(o) +
            "[row] = " + storeAs(elementOf(out), *value) + ";\n";
   }
   return success();

@@ -93,10 +93,10 @@ linalg::GenericOp findExpSum(const LinalgRegion &region, linalg::GenericOp max,
 /// read-once data (no L1 allocation, 256-byte L2 prefetch) when `stream`.
 /// With `splits` > 1 (one reduction, or a softmax's max and sum), each row is
 /// cut into `splits` chunks: a `partial` kernel reduces each chunk with one
-/// block into the workspace, a `finish` kernel, a warp per row, combines the
-/// chunks in order and writes the values per row, and for whole-row outputs
-/// an `apply` kernel, a block per chunk again, writes the rows from the
-/// finish kernel's values. With `cluster` > 1 (sm_90), each row is cut
+/// block into the workspace; for values per row only, a `finish` kernel, a
+/// warp per row, combines the chunks in order and writes them; for
+/// whole-row outputs an `apply` kernel, a block per chunk again, each of its
+/// warps combining the row's chunks so, writes the rows. With `cluster` > 1 (sm_90), each row is cut
 /// into `cluster` chunks over the blocks of one thread-block cluster, a
 /// block per chunk: the blocks combine their reductions through distributed
 /// shared memory in one launch, and the row's later passes read the chunk
@@ -249,16 +249,18 @@ private:
   /// The first lines of a kernel over a block's chunk of its row, and its
   /// step loop.
   void writeChunkHeader();
-  /// Ends the partial kernel with thread 0's `stores` and starts the finish
-  /// kernel with the values per row the partial computed before.
+  /// Ends the partial kernel with thread 0's `stores` and starts the
+  /// kernel that combines each row's partials (the finish kernel, or the
+  /// apply kernel where the row has whole-row outputs) with the values per
+  /// row the partial computed before. Its `lane` combines them.
   void beginFinish(StringRef stores);
   /// The pass's partials into the workspace (an array of rows x splits
   /// each) and the finish kernel's combination of each row's partials, then
   /// across its warp (`warpCombines`).
   void writeSplitReduction(ArrayRef<PassAccumulator> accs,
                            ArrayRef<std::string> warpCombines);
-  /// The finish kernel hands its values per row to the apply kernel.
-  LogicalResult beginApply();
+  /// The apply kernel's pass over its chunk, after its combination.
+  void beginApply();
   /// The variant of a split row.
   Variant makeSplitVariant() const;
 
@@ -278,8 +280,8 @@ private:
   /// A chunk of whole vectors per block (split).
   int64_t chunk;
   int rowsPerBlock;
-  /// The partials' part of the workspace, and the apply kernel's values.
-  int64_t partialBytes = 0, applyBytes = 0;
+  /// The partials' part of the workspace.
+  int64_t partialBytes = 0;
   /// Block-wide combinations written so far (names their shared arrays).
   unsigned blockCombines = 0;
   /// A cluster block's dynamic shared memory (staged chunks).
@@ -331,11 +333,10 @@ private:
     bool passSum = false;
   };
   llvm::MapVector<Operation *, CenteredMoment> moments;
-  /// A split row's prefix of the apply kernel, and the finish kernel's
-  /// values per row (name, type).
-  std::string splitPrefix;
-  bool inFinish = false;
-  SmallVector<std::pair<std::string, std::string>> finishValues;
+  /// Whether the row has whole-row outputs (a split row's apply kernel).
+  bool hasWholeRowOutputs;
+  /// Which thread writes a value per row.
+  std::string rowValueWriter = "t == 0";
   SmallVector<unsigned> fullOutputs;
 };
 

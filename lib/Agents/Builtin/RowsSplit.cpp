@@ -3,10 +3,13 @@
 // A row program with few rows of many columns (fewer than 256 rows of at
 // least 16384) leaves most SMs idle with a group per row. Here each row is
 // cut into chunks: a `partial` kernel reduces each chunk with one block into
-// the workspace, a `finish` kernel, a warp per row, combines the row's
-// partials in chunk order and writes the values per row, and for whole-row
-// outputs an `apply` kernel, a block per chunk again, writes the rows from
-// the finish kernel's values. The reductions of one pass over the row can be
+// the workspace. Where the row's outputs are values per row only, a
+// `finish` kernel, a warp per row, combines the row's partials in chunk
+// order and writes them. Where it has whole-row outputs, an `apply` kernel,
+// a block per chunk again, writes the rows: each of its warps combines the
+// row's partials in the same order first (a few L2 reads; a kernel of its
+// own between the passes, with one warp's dependent loads and a launch,
+// cost more than that on a norm of 268 MB). The reductions of one pass over the row can be
 // split so (independent ones, a batch norm's variance from the first pass's
 // sums: RowMoments.cpp; a softmax's max and sum: OnlineSoftmax.cpp), not a
 // second pass. Strided rows (a batch norm's channels) split like the others:
@@ -69,13 +72,21 @@ void RowKernelWriter::writeChunkHeader() {
 }
 
 void RowKernelWriter::beginFinish(StringRef stores) {
-  splitPrefix = rowPrefix;
-  inFinish = true;
-  src += "  if (t == 0) {\n" + stores.str() + "  }\n}\n\n" +
-         kernelSignature(region, "finish", 256, true) + " {\n" +
+  src += "  if (t == 0) {\n" + stores.str() + "  }\n}\n\n";
+  if (hasWholeRowOutputs) {
+    // Each warp of an apply block combines its row's partials itself (a
+    // few L2 reads, the same order in every warp): no finish kernel and no
+    // wait for one between the passes. Block 0 of the row writes its values
+    // per row.
+    src += kernelSignature(region, "apply", blockThreads, true) + " {\n" +
+           chunkHeader + "  const int lane = t % 32;\n" + rowPrefix;
+    rowValueWriter = "t == 0 && blockIdx.x == 0";
+    return;
+  }
+  src += kernelSignature(region, "finish", 256, true) + " {\n" +
          llvm::formatv("  const long long row = (long long)blockIdx.x * 8 + "
                        "threadIdx.x / 32;\n"
-                       "  const int t = threadIdx.x % 32;\n"
+                       "  const int t = threadIdx.x % 32, lane = t;\n"
                        "  if (row >= {0}LL)\n    return;\n",
                        rs.rows)
              .str() +
@@ -85,8 +96,8 @@ void RowKernelWriter::beginFinish(StringRef stores) {
 void RowKernelWriter::writeSplitReduction(ArrayRef<PassAccumulator> accs,
                                           ArrayRef<std::string> warpCombines) {
   // Each block's partials into the workspace, an array of rows x splits per
-  // reduction (doubles 8-byte aligned); the finish kernel combines each
-  // row's partials in chunk order, a warp per row.
+  // reduction (doubles 8-byte aligned); a warp combines each row's partials
+  // in chunk order.
   SmallVector<std::string> partials;
   std::string stores;
   for (const PassAccumulator &a : accs) {
@@ -105,7 +116,8 @@ void RowKernelWriter::writeSplitReduction(ArrayRef<PassAccumulator> accs,
   for (auto [a, array, warpCombine] :
        llvm::zip(accs, partials, warpCombines))
     src += llvm::formatv("  {0} {1} = {2};\n"
-                         "  for (int s = t; s < {3}; s += 32)\n"
+                         "#pragma unroll 8\n"
+                         "  for (int s = lane; s < {3}; s += 32)\n"
                          "    {1} = {4};\n",
                          a.ctype, a.acc, a.combiner.identity, splits,
                          a.combiner.combine(a.acc, array + "[row * " +
@@ -115,51 +127,21 @@ void RowKernelWriter::writeSplitReduction(ArrayRef<PassAccumulator> accs,
            warpCombine;
 }
 
-LogicalResult RowKernelWriter::beginApply() {
-  // The finish kernel hands its values per row to an apply kernel, a block
-  // per chunk again, which writes the whole rows: one array of rows per
-  // value after the partials (doubles 8-byte aligned).
-  bool doubles = llvm::any_of(finishValues, [](const auto &entry) {
-    return entry.second == "double";
-  });
-  int64_t base = doubles ? llvm::alignTo(partialBytes, 8) : partialBytes;
-  std::string stores, loads;
-  int64_t offset = 0;
-  for (auto &[name, ctype] : finishValues) {
-    if (ctype != "float" && ctype != "double") {
-      why = "a split row passes its values per row in f32 and f64 only";
-      return failure();
-    }
-    int64_t size = ctype == "double" ? 8 : 4;
-    offset = llvm::alignTo(offset, size);
-    std::string at = "reinterpret_cast<" + ctype + " *>(workspace + " +
-                     std::to_string(base) + ")[" +
-                     std::to_string(offset / size) + " + row]";
-    stores += "    " + at + " = " + name + ";\n";
-    loads += "  const " + ctype + " " + name + " = " + at + ";\n";
-    offset += rs.rows * size;
-  }
-  applyBytes = base - partialBytes + offset;
-  src += "  if (t == 0) {\n" + stores + "  }\n}\n\n" +
-         kernelSignature(region, "apply", blockThreads, true) + " {\n" +
-         chunkHeader + splitPrefix + loads;
-  stepLoop = applyStepLoop;
-  return success();
-}
+void RowKernelWriter::beginApply() { stepLoop = applyStepLoop; }
 
 Variant RowKernelWriter::makeSplitVariant() const {
   Variant variant{llvm::formatv("split{0}-b{1}-v{2}{3}", splits, blockThreads,
                                 vector, stream ? "-stream" : "")
                       .str(),
                   src,
-                  {{"partial", {splits, rs.rows, 1}, {blockThreads, 1, 1}},
-                   {"finish", {(rs.rows + 7) / 8, 1, 1}, {256, 1, 1}}},
+                  {{"partial", {splits, rs.rows, 1}, {blockThreads, 1, 1}}},
                   partialBytes};
-  if (!fullOutputs.empty()) {
+  if (hasWholeRowOutputs)
     variant.launches.push_back(
         {"apply", {splits, rs.rows, 1}, {blockThreads, 1, 1}});
-    variant.workspaceBytes += applyBytes;
-  }
+  else
+    variant.launches.push_back(
+        {"finish", {(rs.rows + 7) / 8, 1, 1}, {256, 1, 1}});
   return variant;
 }
 
