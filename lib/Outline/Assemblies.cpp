@@ -6,7 +6,12 @@
 
 #include "cuda-agent/Outline/Assemblies.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -54,4 +59,43 @@ SmallVector<AssemblyPart> cuda_agent::getAssemblyParts(Operation *op) {
                    SmallVector<int64_t>(insert.getDestType().getRank(), 0),
                    shapeOf(insert.getDest())});
   return parts;
+}
+
+void cuda_agent::expandRankReducingInserts(Operation *root) {
+  SmallVector<tensor::InsertSliceOp> inserts;
+  root->walk([&](tensor::InsertSliceOp insert) {
+    if (insert.getSourceType().getRank() < insert.getDestType().getRank() &&
+        isStaticTensor(insert.getSourceType()) &&
+        isStaticTensor(insert.getDestType()) && insert.getOffsets().empty() &&
+        insert.getSizes().empty() && insert.getStrides().empty())
+      inserts.push_back(insert);
+  });
+  if (inserts.empty())
+    return;
+  IRRewriter rewriter(root->getContext());
+  llvm::SmallPtrSet<Operation *, 4> expansions;
+  for (tensor::InsertSliceOp insert : inserts) {
+    auto box = RankedTensorType::get(insert.getStaticSizes(),
+                                     insert.getSourceType().getElementType());
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        getReassociationIndicesForReshape(insert.getSourceType(), box);
+    if (!groups)
+      continue;
+    rewriter.setInsertionPoint(insert);
+    auto expand = tensor::ExpandShapeOp::create(
+        rewriter, insert.getLoc(), box, insert.getSource(), *groups);
+    rewriter.modifyOpInPlace(
+        insert, [&] { insert.getSourceMutable().assign(expand); });
+    expansions.insert(expand);
+  }
+  // Only the expansions made here fold into their producers; the empty
+  // inits these expand fold into empties of the box's shape.
+  RewritePatternSet patterns(root->getContext());
+  tensor::populateFoldTensorEmptyPatterns(patterns);
+  linalg::populateFoldReshapeOpsByExpansionPatterns(
+      patterns, [&](OpOperand *fused) {
+        return expansions.contains(fused->getOwner()) &&
+               fused->get().hasOneUse();
+      });
+  (void)applyPatternsGreedily(root, std::move(patterns));
 }

@@ -17,6 +17,7 @@
 
 #include "cuda-agent/Outline/RegionOutliner.h"
 #include "RegionGrouping.h"
+#include "cuda-agent/Outline/Assemblies.h"
 #include "cuda-agent/Outline/UnitDims.h"
 #include "cuda-agent/Outline/UnusedResults.h"
 #include "cuda-agent/Outline/MasksAndPositions.h"
@@ -404,6 +405,7 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     // readers.
     fuseMasksAndPositions(func);
     foldSliceReads(func);
+    expandRankReducingInserts(func);
     // Blocks that can hold regions: every block except linalg bodies.
     SmallVector<Block *> blocks;
     func.walk([&](Block *block) {

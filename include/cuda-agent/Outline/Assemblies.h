@@ -38,6 +38,14 @@ struct AssemblyPart {
 /// (the whole result).
 SmallVector<AssemblyPart> getAssemblyParts(Operation *op);
 
+/// Gives every `tensor.insert_slice` under `root` that drops unit
+/// dimensions of its box (torch's `out[i] = row`: a row inserted into a
+/// matrix) a source of the box's own rank, an expand_shape of the old one,
+/// so that it is an assembly a region can hold; where the source is a
+/// generic's only use, the generic computes the box's shape instead
+/// (upstream's reshape fusion by expansion), and no reshape is left between.
+void expandRankReducingInserts(Operation *root);
+
 } // namespace mlir::cuda_agent
 
 #endif // CUDA_AGENT_OUTLINE_ASSEMBLIES_H
