@@ -73,6 +73,16 @@ def test_backend_runs_compiled_graphs(empty_db, tmp_path):
     compiled = torch.compile(model, backend="cuda_agent", dynamic=False,
                              options={"verify": "db", "db": str(empty_db),
                                       "work_dir": str(tmp_path), "quiet": True})
+    result, expected = _run_without_fallback(compiled, model, inputs)
+    torch.testing.assert_close(result, expected, rtol=1e-4, atol=1e-4)
+    assert list(tmp_path.glob("graph*/program/plan.json"))
+
+
+def _run_without_fallback(compiled, model, inputs):
+    """The compiled model's result and eager PyTorch's on ``inputs``. A graph
+    that falls back fails the test, unless the backend says the cache was
+    staged under another torch (dynamo's graphs of a model differ across
+    versions): that skips it."""
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error", cuda_agent.FallbackWarning)
@@ -80,14 +90,10 @@ def test_backend_runs_compiled_graphs(empty_db, tmp_path):
             try:
                 result = compiled(*inputs)
             except cuda_agent.FallbackWarning as fallback:
-                # Dynamo's graphs of a model differ across torch versions:
-                # the backend says so when the cache was staged under another.
                 if "staged under torch" in str(fallback):
                     pytest.skip(str(fallback))
                 raise
-            expected = model(*inputs)
-    torch.testing.assert_close(result, expected, rtol=1e-4, atol=1e-4)
-    assert list(tmp_path.glob("graph*/program/plan.json"))
+            return result, model(*inputs)
 
 
 def _staged_backend():
@@ -116,19 +122,7 @@ def test_backend_runs_staged_graphs(name):
     backend.cache_clear()
     compiled = torch.compile(model, backend="cuda_agent", dynamic=False,
                              options={"cache_dir": str(cache)})
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", cuda_agent.FallbackWarning)
-        with torch.no_grad():
-            try:
-                result = compiled(*inputs)
-            except cuda_agent.FallbackWarning as fallback:
-                # Dynamo's graphs of a model differ across torch versions:
-                # the backend says so when the cache was staged under another.
-                if "staged under torch" in str(fallback):
-                    pytest.skip(str(fallback))
-                raise
-            expected = model(*inputs)
+    result, expected = _run_without_fallback(compiled, model, inputs)
     _assert_matches_eager(result, expected, model, inputs)
     assert backend.cache_info()["hits"] >= 1 and backend.cache_info()["misses"] == 0
 
