@@ -160,6 +160,14 @@ def program_case(name, programs, rng):
     return function, inputs, reference(*[x.astype(np.float64) for x in inputs])
 
 
+def output_buffers(expected, dtype):
+    """The buffers a program's CPU reference writes its results into: integer results (a
+    BatchNorm's batch count) in their own type, the rest in the inputs' `dtype` (the float64
+    references are compared at that precision), NaN until written."""
+    return [np.zeros(e.shape, e.dtype) if e.dtype.kind in "iu"
+            else np.full(e.shape, np.nan, dtype) for e in expected]
+
+
 def build(tools, work, source, outline):
     """The CPU reference of `source` as a shared library; with `outline`, of the program
     outlined first (regions as functions the caller calls, pads inside the regions)."""
@@ -196,10 +204,7 @@ def main(opt, translate, clang, work, programs):
             library = ctypes.CDLL(str(build((opt, translate, clang), work,
                                             programs / f"{name}.mlir", outline)))
             dtype = inputs[0].dtype.type
-            # Integer results (a BatchNorm's batch count) in their own type, the rest in the
-            # inputs' (the float64 references are compared at that precision).
-            outputs = [np.zeros(e.shape, e.dtype) if e.dtype.kind in "iu"
-                       else np.full(e.shape, np.nan, dtype) for e in expected]
+            outputs = output_buffers(expected, dtype)
             call = getattr(library, function)
             call.restype = None
             call(*[ctypes.c_void_p(np.ascontiguousarray(a).ctypes.data) for a in inputs + outputs])
