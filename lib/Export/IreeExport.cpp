@@ -382,14 +382,24 @@ private:
   }
 
   /// Outputs start empty (the kernel writes every element); temporaries
-  /// and the workspace start zeroed, as the verifier gave them.
+  /// and the workspace start zeroed, as the verifier gave them. Each starts
+  /// from its own empty behind an optimization barrier: IREE would fold two
+  /// equal empties (or fills) into one, and the dispatches, which write them
+  /// in place (tied results), into one buffer (two outputs of one shape
+  /// written over each other). The barrier goes before the fill: one after
+  /// it would hide from IREE that the folded fill is a constant, which the
+  /// dispatch then wrote in place.
   void writeBuffers(raw_ostream &os) {
+    auto empty = [&](StringRef name, Type type) {
+      os << "  %" << name << "_empty = tensor.empty() : " << type << "\n";
+      os << "  %" << name << "_init = util.optimization_barrier %" << name
+         << "_empty : " << type << "\n";
+      return "%" + name.str() + "_init";
+    };
     for (const PlanBuffer *buffer : outputs) {
-      std::string name = "%" + buffer->name + "_empty";
       Type type = RankedTensorType::get(
           buffer->shape, parseDtypeName(func.getContext(), buffer->dtype));
-      os << "  " << name << " = tensor.empty() : " << type << "\n";
-      values[buffer->name] = name;
+      values[buffer->name] = empty(buffer->name, type);
       types[buffer->name] = str(type);
     }
     auto zeroed = [&](StringRef name, Type type) {
@@ -399,10 +409,9 @@ private:
       os << "  " << zero << " = arith.constant "
          << (isa<FloatType>(element) ? "0.0" : "0") << " : " << element
          << "\n";
-      os << "  %" << name << "_empty = tensor.empty() : " << type << "\n";
+      std::string init = empty(name, type);
       os << "  %" << name << " = linalg.fill ins(" << zero << " : " << element
-         << ") outs(%" << name << "_empty : " << type << ") -> " << type
-         << "\n";
+         << ") outs(" << init << " : " << type << ") -> " << type << "\n";
       values[name] = "%" + name.str();
       types[name] = str(type);
     };
