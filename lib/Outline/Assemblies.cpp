@@ -88,8 +88,9 @@ void cuda_agent::expandRankReducingInserts(Operation *root) {
         insert, [&] { insert.getSourceMutable().assign(expand); });
     expansions.insert(expand);
   }
-  // Only the expansions made here fold into their producers; the empty
-  // inits these expand fold into empties of the box's shape.
+  // Only the expansions made here fold into their producers; reshapes of
+  // empties (the inits the fusion expands, and any others) fold into
+  // empties of the new shape.
   RewritePatternSet patterns(root->getContext());
   tensor::populateFoldTensorEmptyPatterns(patterns);
   linalg::populateFoldReshapeOpsByExpansionPatterns(

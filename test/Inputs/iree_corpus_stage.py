@@ -24,7 +24,6 @@ there by the stand-in runner) and writes, per program that compiled, OUT/<name>/
 Prints one line per program staged or not.
 """
 import argparse
-import ctypes
 import json
 import re
 import shutil
@@ -106,19 +105,13 @@ def stage_program(name, build, programs, out, tools, reference):
                    [(r["hash"], r["function"]) for r in manifest["regions"] if r["exported"]])
 
     function, inputs, expected = reference.program_case(name, programs, np.random.default_rng(0))
-    library = ctypes.CDLL(str(reference.build(tools, out / "_cpu", programs / f"{name}.mlir", False)))
-    dtype = inputs[0].dtype.type
-    # An i64 result in an f32 buffer took 8 bytes into 4 (the batch norms' batch count) and
-    # corrupted the heap, found some programs later.
-    outputs = reference.output_buffers(expected, dtype)
-    call = getattr(library, function)
-    call.restype = None
-    call(*[ctypes.c_void_p(np.ascontiguousarray(a).ctypes.data) for a in inputs + outputs])
+    outputs = reference.run(reference.build(tools, out / "_cpu", programs / f"{name}.mlir", False),
+                            function, inputs, expected)
     for i, a in enumerate(inputs):
         np.save(target / f"in{i}.npy", np.ascontiguousarray(a))
     for i, a in enumerate(outputs):
         np.save(target / f"ref{i}.npy", a)
-    rtol, atol = reference.TOLERANCES[dtype]
+    rtol, atol = reference.TOLERANCES[inputs[0].dtype.type]
     (target / "program.json").write_text(json.dumps(
         {"function": function, "inputs": len(inputs), "outputs": len(outputs),
          "rtol": rtol, "atol": atol, "regions": regions, "spec_regions": spec_regions},

@@ -51,8 +51,9 @@ RowKernelWriter::RowKernelWriter(const LinalgRegion &region, const RowShape &rs,
   rowIdx = delinearize("row", rs.rowDims);
   rowStart = rs.offsetOf("row", "c");
   fullShape = rs.fullShape();
-  hasWholeRowOutputs = llvm::any_of(
-      region.outputs, [&](Value out) { return isWholeRows(out, rs); });
+  for (auto [o, out] : llvm::enumerate(region.outputs))
+    if (isWholeRows(out, rs))
+      fullOutputs.push_back(o);
   // A cluster row's values are in every block: the first one writes.
   if (cluster > 1)
     rowValueWriter = "t == 0 && part == 0";
@@ -98,8 +99,6 @@ FailureOr<Variant> RowKernelWriter::write() {
   // The outputs: whole rows in a last pass, one value per row from thread 0.
   if (failed(writePerRowOutputs()))
     return failure();
-  if (split && hasWholeRowOutputs)
-    beginApply();
   if (!fullOutputs.empty() && failed(writeWholeRowOutputs()))
     return failure();
   if (cluster > 1)
@@ -521,10 +520,8 @@ void RowKernelWriter::combineAcross(ArrayRef<PassAccumulator> accs) {
 
 LogicalResult RowKernelWriter::writePerRowOutputs() {
   for (auto [o, out] : llvm::enumerate(region.outputs)) {
-    if (isWholeRows(out, rs)) {
-      fullOutputs.push_back(o);
-      continue;
-    }
+    if (isWholeRows(out, rs))
+      continue; // written in the last pass
     FailureOr<std::string> value;
     FailureOr<std::string> body = writePerRow([&](ElementEvaluator &eval) {
       value = eval.valueAt(out, rowIdx, why);

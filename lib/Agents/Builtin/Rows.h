@@ -96,8 +96,8 @@ linalg::GenericOp findExpSum(const LinalgRegion &region, linalg::GenericOp max,
 /// block into the workspace; for values per row only, a `finish` kernel, a
 /// warp per row, combines the chunks in order and writes them; for
 /// whole-row outputs an `apply` kernel, a block per chunk again, each of its
-/// warps combining the row's chunks so, writes the rows. With `cluster` > 1 (sm_90), each row is cut
-/// into `cluster` chunks over the blocks of one thread-block cluster, a
+/// warps combining the row's chunks so, writes the rows. With `cluster` > 1
+/// (sm_90), each row is cut into `cluster` chunks over the blocks of one thread-block cluster, a
 /// block per chunk: the blocks combine their reductions through distributed
 /// shared memory in one launch, and the row's later passes read the chunk
 /// from shared memory when `staged` (the row read from memory once), else
@@ -177,8 +177,7 @@ private:
   /// warp's, then (a group of several warps) the warps' partials through a
   /// shared array of its own.
   std::string combineInGroup(const PassAccumulator &a);
-  /// The outputs of one value per row, from thread 0; collects the
-  /// whole-row outputs in `fullOutputs`.
+  /// The outputs of one value per row, from `rowValueWriter`.
   LogicalResult writePerRowOutputs();
   /// The whole-row outputs in a last pass.
   LogicalResult writeWholeRowOutputs();
@@ -255,12 +254,10 @@ private:
   /// row the partial computed before. Its `lane` combines them.
   void beginFinish(StringRef stores);
   /// The pass's partials into the workspace (an array of rows x splits
-  /// each) and the finish kernel's combination of each row's partials, then
+  /// each) and the next kernel's combination of each row's partials, then
   /// across its warp (`warpCombines`).
   void writeSplitReduction(ArrayRef<PassAccumulator> accs,
                            ArrayRef<std::string> warpCombines);
-  /// The apply kernel's pass over its chunk, after its combination.
-  void beginApply();
   /// The variant of a split row.
   Variant makeSplitVariant() const;
 
@@ -333,10 +330,10 @@ private:
     bool passSum = false;
   };
   llvm::MapVector<Operation *, CenteredMoment> moments;
-  /// Whether the row has whole-row outputs (a split row's apply kernel).
-  bool hasWholeRowOutputs;
   /// Which thread writes a value per row.
   std::string rowValueWriter = "t == 0";
+  /// The outputs that are whole rows (written in the last pass; a split
+  /// row's apply kernel).
   SmallVector<unsigned> fullOutputs;
 };
 

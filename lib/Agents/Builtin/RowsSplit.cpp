@@ -7,12 +7,11 @@
 // `finish` kernel, a warp per row, combines the row's partials in chunk
 // order and writes them. Where it has whole-row outputs, an `apply` kernel,
 // a block per chunk again, writes the rows: each of its warps combines the
-// row's partials in the same order first (a few L2 reads; a kernel of its
-// own between the passes, with one warp's dependent loads and a launch,
-// cost more than that on a norm of 268 MB). The reductions of one pass over the row can be
-// split so (independent ones, a batch norm's variance from the first pass's
-// sums: RowMoments.cpp; a softmax's max and sum: OnlineSoftmax.cpp), not a
-// second pass. Strided rows (a batch norm's channels) split like the others:
+// row's partials in the same order first (a few L2 reads, and one launch
+// fewer; on a norm of 268 MB both forms took the same time). The
+// reductions of one pass over the row can be split so (independent ones, a
+// batch norm's variance from the first pass's sums: RowMoments.cpp; a
+// softmax's max and sum: OnlineSoftmax.cpp), not a second pass. Strided rows (a batch norm's channels) split like the others:
 // a chunk of columns is a block's, read within the innermost run.
 //
 //===----------------------------------------------------------------------===//
@@ -73,14 +72,15 @@ void RowKernelWriter::writeChunkHeader() {
 
 void RowKernelWriter::beginFinish(StringRef stores) {
   src += "  if (t == 0) {\n" + stores.str() + "  }\n}\n\n";
-  if (hasWholeRowOutputs) {
+  if (!fullOutputs.empty()) {
     // Each warp of an apply block combines its row's partials itself (a
     // few L2 reads, the same order in every warp): no finish kernel and no
     // wait for one between the passes. Block 0 of the row writes its values
-    // per row.
+    // per row; the rows' pass walks the chunk last first.
     src += kernelSignature(region, "apply", blockThreads, true) + " {\n" +
            chunkHeader + "  const int lane = t % 32;\n" + rowPrefix;
     rowValueWriter = "t == 0 && blockIdx.x == 0";
+    stepLoop = applyStepLoop;
     return;
   }
   src += kernelSignature(region, "finish", 256, true) + " {\n" +
@@ -127,8 +127,6 @@ void RowKernelWriter::writeSplitReduction(ArrayRef<PassAccumulator> accs,
            warpCombine;
 }
 
-void RowKernelWriter::beginApply() { stepLoop = applyStepLoop; }
-
 Variant RowKernelWriter::makeSplitVariant() const {
   Variant variant{llvm::formatv("split{0}-b{1}-v{2}{3}", splits, blockThreads,
                                 vector, stream ? "-stream" : "")
@@ -136,7 +134,7 @@ Variant RowKernelWriter::makeSplitVariant() const {
                   src,
                   {{"partial", {splits, rs.rows, 1}, {blockThreads, 1, 1}}},
                   partialBytes};
-  if (hasWholeRowOutputs)
+  if (!fullOutputs.empty())
     variant.launches.push_back(
         {"apply", {splits, rs.rows, 1}, {blockThreads, 1, 1}});
   else

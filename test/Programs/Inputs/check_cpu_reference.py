@@ -160,12 +160,19 @@ def program_case(name, programs, rng):
     return function, inputs, reference(*[x.astype(np.float64) for x in inputs])
 
 
-def output_buffers(expected, dtype):
-    """The buffers a program's CPU reference writes its results into: integer results (a
-    BatchNorm's batch count) in their own type, the rest in the inputs' `dtype` (the float64
-    references are compared at that precision), NaN until written."""
-    return [np.zeros(e.shape, e.dtype) if e.dtype.kind in "iu"
-            else np.full(e.shape, np.nan, dtype) for e in expected]
+def run(library, function, inputs, expected):
+    """Calls `function` of the CPU reference `library` (a shared library's path) on
+    `inputs`; returns its results, in buffers shaped as `expected`: integer results (a
+    BatchNorm's batch count) in their own type, the rest in the inputs' (the float64
+    references are compared at that precision), NaN until written. (An i64 result in an
+    f32 buffer took 8 bytes into 4 and corrupted the heap, found some programs later.)"""
+    dtype = inputs[0].dtype.type
+    outputs = [np.zeros(e.shape, e.dtype) if e.dtype.kind in "iu"
+               else np.full(e.shape, np.nan, dtype) for e in expected]
+    call = getattr(ctypes.CDLL(str(library)), function)
+    call.restype = None
+    call(*[ctypes.c_void_p(np.ascontiguousarray(a).ctypes.data) for a in inputs + outputs])
+    return outputs
 
 
 def build(tools, work, source, outline):
@@ -201,14 +208,9 @@ def main(opt, translate, clang, work, programs):
         function, inputs, expected = program_case(name, programs, rng)
         for outline in (False, True):
             label = name + (" (outlined)" if outline else "")
-            library = ctypes.CDLL(str(build((opt, translate, clang), work,
-                                            programs / f"{name}.mlir", outline)))
-            dtype = inputs[0].dtype.type
-            outputs = output_buffers(expected, dtype)
-            call = getattr(library, function)
-            call.restype = None
-            call(*[ctypes.c_void_p(np.ascontiguousarray(a).ctypes.data) for a in inputs + outputs])
-            rtol, atol = TOLERANCES[dtype]
+            outputs = run(build((opt, translate, clang), work, programs / f"{name}.mlir", outline),
+                          function, inputs, expected)
+            rtol, atol = TOLERANCES[inputs[0].dtype.type]
             for index, (got, want) in enumerate(zip(outputs, expected)):
                 try:
                     np.testing.assert_allclose(got, want, rtol=rtol,
