@@ -628,6 +628,14 @@ void cuda_agent::builtin::addTf32Variants(const LinalgRegion &region,
                reason);
     }
   }
+  // Batched products with a short reduction (K <= 512, at most 32 steps of
+  // 16) spend much of each step in its barrier and its cp.async wait: steps
+  // of 32 halve them. A batch of 128 products of 128 x 256 by 256 x 512 ran
+  // 99.6 us on 64 x 64 x 32 tiles against 108.2 on 64 x 64 x 16 (H100,
+  // docs/perf.md); they are offered first and timed with the others.
+  if (c.batches > 1 && c.K <= 512)
+    tilings.insert(tilings.begin(),
+                   {{64, 64, 32, 3, 2, 2}, {128, 64, 32, 3, 4, 2}});
   if (allowTf32)
     for (const Tf32Tiling &t : ArrayRef(tilings).take_front(2))
       list.add(writeTf32(region, c, t, Tf32Split::One, reason), reason);
