@@ -381,19 +381,21 @@ private:
        << "-byte aligned buffers.\n";
   }
 
-  /// Outputs start empty (the kernel writes every element); temporaries
-  /// and the workspace start zeroed, as the verifier gave them. Each starts
-  /// from its own empty behind an optimization barrier: IREE would fold two
-  /// equal empties (or fills) into one, and the dispatches, which write them
-  /// in place (tied results), into one buffer (two outputs of one shape
-  /// written over each other). The barrier goes before the fill: one after
-  /// it would hide from IREE that the folded fill is a constant, which the
-  /// dispatch then wrote in place.
+  /// Outputs start undefined (the kernel writes every element); temporaries
+  /// and the workspace start zeroed, as the verifier gave them. Each is its
+  /// own `flow.tensor.alloca`, which IREE never folds with another: it
+  /// folds equal `tensor.empty`s (even behind barriers) into one value, and
+  /// a dispatch's tied results of two outputs of one shape into one buffer.
+  /// IREE also turns a fill of a known zero into a splat and folds equal
+  /// splats and constants into one: a zeroed buffer that shares its type
+  /// with another zeroed buffer or an input of the region (which may be a
+  /// constant of zeros) gets its own zero behind a barrier, or the dispatch
+  /// would write two temporaries, and an input of zeros, in one buffer. The
+  /// others fill with the constant, which keeps the program's command buffer
+  /// recorded once (a zero IREE cannot see is a fill recorded per call).
   void writeBuffers(raw_ostream &os) {
     auto empty = [&](StringRef name, Type type) {
-      os << "  %" << name << "_empty = tensor.empty() : " << type << "\n";
-      os << "  %" << name << "_init = util.optimization_barrier %" << name
-         << "_empty : " << type << "\n";
+      os << "  %" << name << "_init = flow.tensor.alloca : " << type << "\n";
       return "%" + name.str() + "_init";
     };
     for (const PlanBuffer *buffer : outputs) {
@@ -402,29 +404,40 @@ private:
       values[buffer->name] = empty(buffer->name, type);
       types[buffer->name] = str(type);
     }
-    auto zeroed = [&](StringRef name, Type type) {
-      auto tensor = cast<RankedTensorType>(type);
-      Type element = tensor.getElementType();
-      std::string zero = "%" + name.str() + "_zero";
-      os << "  " << zero << " = arith.constant "
+    SmallVector<std::pair<std::string, RankedTensorType>> zeroedBuffers;
+    for (const PlanBuffer &buffer : plan.buffers)
+      if (buffer.role == "temp")
+        zeroedBuffers.push_back(
+            {buffer.name,
+             RankedTensorType::get(buffer.shape,
+                                   parseDtypeName(func.getContext(),
+                                                  buffer.dtype))});
+    if (plan.workspaceBytes > 0)
+      zeroedBuffers.push_back(
+          {"workspace",
+           RankedTensorType::get({plan.workspaceBytes},
+                                 IntegerType::get(func.getContext(), 8))});
+    for (auto &[name, type] : zeroedBuffers) {
+      bool sharesType =
+          llvm::is_contained(func.getArgumentTypes(), Type(type)) ||
+          llvm::count_if(zeroedBuffers, [&](const auto &other) {
+            return other.second == type;
+          }) > 1;
+      Type element = type.getElementType();
+      std::string zero = "%" + name + "_zero";
+      std::string constant = sharesType ? zero + "_value" : zero;
+      os << "  " << constant << " = arith.constant "
          << (isa<FloatType>(element) ? "0.0" : "0") << " : " << element
          << "\n";
+      if (sharesType)
+        os << "  " << zero << " = util.optimization_barrier " << constant
+           << " : " << element << "\n";
       std::string init = empty(name, type);
       os << "  %" << name << " = linalg.fill ins(" << zero << " : " << element
          << ") outs(" << init << " : " << type << ") -> " << type << "\n";
-      values[name] = "%" + name.str();
+      values[name] = "%" + name;
       types[name] = str(type);
-    };
-    for (const PlanBuffer &buffer : plan.buffers)
-      if (buffer.role == "temp")
-        zeroed(buffer.name,
-               RankedTensorType::get(buffer.shape,
-                                     parseDtypeName(func.getContext(),
-                                                    buffer.dtype)));
-    if (plan.workspaceBytes > 0)
-      zeroed("workspace",
-             RankedTensorType::get({plan.workspaceBytes},
-                                   IntegerType::get(func.getContext(), 8)));
+    }
   }
 
   /// Writes the dispatch of `launch`; fails (with record.reason) when two
