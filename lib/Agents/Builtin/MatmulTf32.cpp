@@ -633,11 +633,12 @@ void cuda_agent::builtin::addTf32Variants(const LinalgRegion &region,
   // of 32 halve them. A batch of 128 products of 128 x 256 by 256 x 512 ran
   // 99.6 us on 64 x 64 x 32 tiles against 108.2 on 64 x 64 x 16 (H100,
   // docs/perf.md); they are offered first and timed with the others, with
-  // 128 x 64 tiles of four warps (64 x 32 each: fewer fragment reads and
-  // splits per mma; 105.9 us there, eight warps of 32 x 32 took 118.6).
+  // 64 x 128 tiles of four warps (32 x 64 each: fewer fragment reads and
+  // splits per mma; 102.4 us there). Two or four stages, steps of 64, and
+  // 128 x 64 tiles were slower (105.9-119.2 us).
   if (c.batches > 1 && c.K <= 512)
     tilings.insert(tilings.begin(),
-                   {{64, 64, 32, 3, 2, 2}, {128, 64, 32, 3, 2, 2}});
+                   {{64, 64, 32, 3, 2, 2}, {64, 128, 32, 3, 2, 2}});
   if (allowTf32)
     for (const Tf32Tiling &t : ArrayRef(tilings).take_front(2))
       list.add(writeTf32(region, c, t, Tf32Split::One, reason), reason);
