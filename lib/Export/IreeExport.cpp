@@ -323,8 +323,13 @@ private:
     const PlanBuffer *buffer = find(name);
     if (!buffer || !buffer->isView())
       return types.lookup(name);
-    return str(RankedTensorType::get(
-        buffer->shape, parseDtypeName(func.getContext(), buffer->dtype)));
+    return str(tensorTypeOf(*buffer));
+  }
+
+  /// The tensor of `buffer`'s shape and element type.
+  RankedTensorType tensorTypeOf(const PlanBuffer &buffer) {
+    return RankedTensorType::get(
+        buffer.shape, parseDtypeName(func.getContext(), buffer.dtype));
   }
 
   /// Writes `value` of type `from` reshaped to `to` as `%name` (IREE's
@@ -394,24 +399,19 @@ private:
   /// others fill with the constant, which keeps the program's command buffer
   /// recorded once (a zero IREE cannot see is a fill recorded per call).
   void writeBuffers(raw_ostream &os) {
-    auto empty = [&](StringRef name, Type type) {
+    auto allocate = [&](StringRef name, Type type) {
       os << "  %" << name << "_init = flow.tensor.alloca : " << type << "\n";
       return "%" + name.str() + "_init";
     };
     for (const PlanBuffer *buffer : outputs) {
-      Type type = RankedTensorType::get(
-          buffer->shape, parseDtypeName(func.getContext(), buffer->dtype));
-      values[buffer->name] = empty(buffer->name, type);
+      Type type = tensorTypeOf(*buffer);
+      values[buffer->name] = allocate(buffer->name, type);
       types[buffer->name] = str(type);
     }
     SmallVector<std::pair<std::string, RankedTensorType>> zeroedBuffers;
     for (const PlanBuffer &buffer : plan.buffers)
       if (buffer.role == "temp")
-        zeroedBuffers.push_back(
-            {buffer.name,
-             RankedTensorType::get(buffer.shape,
-                                   parseDtypeName(func.getContext(),
-                                                  buffer.dtype))});
+        zeroedBuffers.push_back({buffer.name, tensorTypeOf(buffer)});
     if (plan.workspaceBytes > 0)
       zeroedBuffers.push_back(
           {"workspace",
@@ -432,7 +432,7 @@ private:
       if (sharesType)
         os << "  " << zero << " = util.optimization_barrier " << constant
            << " : " << element << "\n";
-      std::string init = empty(name, type);
+      std::string init = allocate(name, type);
       os << "  %" << name << " = linalg.fill ins(" << zero << " : " << element
          << ") outs(" << init << " : " << type << ") -> " << type << "\n";
       values[name] = "%" + name;

@@ -97,11 +97,11 @@ linalg::GenericOp findExpSum(const LinalgRegion &region, linalg::GenericOp max,
 /// warp per row, combines the chunks in order and writes them; for
 /// whole-row outputs an `apply` kernel, a block per chunk again, each of its
 /// warps combining the row's chunks so, writes the rows. With `cluster` > 1
-/// (sm_90), each row is cut into `cluster` chunks over the blocks of one thread-block cluster, a
-/// block per chunk: the blocks combine their reductions through distributed
-/// shared memory in one launch, and the row's later passes read the chunk
-/// from shared memory when `staged` (the row read from memory once), else
-/// from memory again (mostly L2). With `exchange` as well, the `cluster`
+/// (sm_90), each row is cut into `cluster` chunks over the blocks of one
+/// thread-block cluster, a block per chunk: the blocks combine their
+/// reductions through distributed shared memory in one launch, and the
+/// row's later passes read the chunk from shared memory when `staged` (the
+/// row read from memory once), else from memory again (mostly L2). With `exchange` as well, the `cluster`
 /// blocks of a row are any blocks of the launch, on any chip: each block
 /// takes the next ticket of a counter in the workspace (its row and chunk),
 /// and the blocks of a row exchange their reductions through the workspace,

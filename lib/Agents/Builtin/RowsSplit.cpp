@@ -11,8 +11,9 @@
 // fewer; on a norm of 268 MB both forms took the same time). The
 // reductions of one pass over the row can be split so (independent ones, a
 // batch norm's variance from the first pass's sums: RowMoments.cpp; a
-// softmax's max and sum: OnlineSoftmax.cpp), not a second pass. Strided rows (a batch norm's channels) split like the others:
-// a chunk of columns is a block's, read within the innermost run.
+// softmax's max and sum: OnlineSoftmax.cpp), not a second pass. Strided
+// rows (a batch norm's channels) split like the others: a chunk of columns
+// is a block's, read within the innermost run.
 //
 //===----------------------------------------------------------------------===//
 
