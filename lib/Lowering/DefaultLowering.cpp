@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -261,6 +262,31 @@ static void narrowPowiExponents(func::FuncOp func) {
   }
 }
 
+/// Puts every `cf.assert` directly in an `scf.parallel` body behind an
+/// `scf.if` on its failing condition. torch-mlir checks gather indices so
+/// (an embedding's "index must be smaller than dim size"), and
+/// convert-parallel-loops-to-gpu refuses a loop whose body has such an op
+/// at its top level: the loop stayed on the host. Behind the `scf.if` the
+/// assertion is the same check, and on the GPU it becomes `__assertfail`
+/// (a device-side assertion, as in torch).
+static void guardAssertions(func::FuncOp func) {
+  SmallVector<cf::AssertOp> assertions;
+  func.walk([&](cf::AssertOp op) {
+    if (isa<scf::ParallelOp>(op->getParentOp()))
+      assertions.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (cf::AssertOp op : assertions) {
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value isTrue = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    Value fails = arith::XOrIOp::create(rewriter, loc, op.getArg(), isTrue);
+    auto guard = scf::IfOp::create(rewriter, loc, fails,
+                                   /*withElseRegion=*/false);
+    rewriter.moveOpBefore(op, guard.thenBlock()->getTerminator());
+  }
+}
+
 /// The value of `value` when it is a constant or a product, sum or
 /// difference of constants (what collapsing loops leaves as their bounds).
 static std::optional<int64_t> evaluateIndex(Value value) {
@@ -336,6 +362,7 @@ LogicalResult cuda_agent::prepareParallelLoopsForGpu(func::FuncOp func) {
   if (func.isExternal())
     return success();
   narrowPowiExponents(func);
+  guardAssertions(func);
   IRRewriter rewriter(func.getContext());
   for (scf::ParallelOp loop : collectTopLevelHostLoops(func)) {
     if (loop.getNumReductions() != 0)

@@ -1,6 +1,7 @@
 """The program corpus on the GPU: every whole-program bundle `gpu-check stage-programs` staged
-(test/Programs/*.mlir, as lowered and as outlined first), run once on generated inputs and
-compared with its CPU reference (reference.so) on the same inputs; optionally timed.
+(test/Programs/*.mlir, as lowered and as outlined first), run once on generated inputs (a
+program with integer inputs on its staged ones) and compared with its CPU reference
+(reference.so) on the same inputs; optionally timed.
 
     python3 -m gpu_check programs DIR [--out OUT] [--runs N]
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -37,7 +39,15 @@ def main(argv) -> int:
         bundle = bundle.parent
         name = f"{bundle.parent.name}/{bundle.name}"
         work = out / "work" / bundle.parent.name / bundle.name
-        run = runner.run(bundle, work, seed=1, time_runs=args.runs)
+        # A program with integer inputs carries them (`inputs/`, staged from its saved
+        # data): the runner's seeded integers would index out of range.
+        inputs = bundle.parent / "inputs"
+        if inputs.is_dir():
+            run = runner.run(bundle, work, inputs=inputs, time_runs=args.runs)
+            for npy in inputs.glob("*.npy"):
+                shutil.copy(npy, work / npy.name)
+        else:
+            run = runner.run(bundle, work, seed=1, time_runs=args.runs)
         record = {"name": name, "ok": False}
         if not run.ok:
             record["error"] = "runner: " + run.error

@@ -204,3 +204,34 @@ func.func @conv_output_full_batch(%a: memref<128x128x126x126xf32>) {
 // CHECK-LABEL: func.func @conv_output_full_batch(
 //       CHECK:     } {mapping = [#gpu.loop_dim_map<processor = thread_y, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
 //       CHECK:   } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = block_y, {{.*}}>]}
+
+// -----
+
+// A gather's bounds assertion (torch-mlir's embedding) goes behind an scf.if on
+// its failing condition: convert-parallel-loops-to-gpu refuses a loop body with
+// a cf.assert at its top level, and would leave the loop on the host.
+func.func @gather(%table: memref<50x32xf32>, %idx: memref<32xi64>, %out: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c50 = arith.constant 50 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c32) step (%c1, %c1) {
+    %t = memref.load %idx[%i] : memref<32xi64>
+    %r = arith.index_cast %t : i64 to index
+    %ok = arith.cmpi slt, %r, %c50 : index
+    cf.assert %ok, "index must be smaller than dim size"
+    %v = memref.load %table[%r, %j] : memref<50x32xf32>
+    memref.store %v, %out[%i, %j] : memref<32x32xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @gather(
+//       CHECK:   scf.parallel
+//       CHECK:     scf.parallel
+//       CHECK:       %[[OK:.+]] = arith.cmpi slt
+//  CHECK-NEXT:       %[[TRUE:.+]] = arith.constant true
+//  CHECK-NEXT:       %[[FAILS:.+]] = arith.xori %[[OK]], %[[TRUE]] : i1
+//  CHECK-NEXT:       scf.if %[[FAILS]] {
+//  CHECK-NEXT:         cf.assert %[[OK]], "index must be smaller than dim size"
+//  CHECK-NEXT:       }
+//  CHECK-NEXT:       memref.load

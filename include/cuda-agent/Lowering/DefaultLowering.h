@@ -82,7 +82,10 @@ void splitLongReductions(func::FuncOp func);
 /// `scf.reduce` results. External functions are left alone.
 /// It also gives every `math.fpowi` an i32 exponent: the NVVM lowering calls
 /// libdevice's `__nv_powif(float, int)` with whatever width the exponent has
-/// (torch-mlir's `x ** 3` has an i64 one) and computes garbage.
+/// (torch-mlir's `x ** 3` has an i64 one) and computes garbage. A
+/// `cf.assert` at the top of a loop body (torch-mlir's gather bounds
+/// checks), which the conversion refuses, is put behind an `scf.if` on its
+/// failing condition: on the GPU it is a device-side assertion.
 LogicalResult prepareParallelLoopsForGpu(func::FuncOp func);
 
 /// Rewrites every `memref.copy` of `func` (outside loops and kernels) with a

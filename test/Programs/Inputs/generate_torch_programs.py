@@ -293,6 +293,35 @@ class GroupNorm(nn.Module):
         return self.norm(x)
 
 
+class TokenEmbedding(nn.Module):
+    """A language model's input: token embeddings (a gather that torch-mlir writes with
+    bounds assertions in its body), scaled and normalized."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(50, 32)
+        self.norm = nn.LayerNorm(32)
+
+    def forward(self, tokens):
+        return self.norm(self.embedding(tokens) * 4.0)
+
+
+class Indices(tuple):
+    """An input of int64 indices in [0, high) instead of normal floats: a shape, then
+    `high`."""
+
+    def __new__(cls, shape, high):
+        value = super().__new__(cls, shape)
+        value.high = high
+        return value
+
+
+def make_input(shape, dtype, gen):
+    if isinstance(shape, Indices):
+        return torch.randint(0, shape.high, tuple(shape), generator=gen)
+    return torch.randn(shape, generator=gen).to(dtype)
+
+
 PROGRAMS = {
     "linear-relu": (LinearReLU, [(8, 64)], torch.float32, False),
     "softmax": (Softmax, [(16, 100)], torch.float32, False),
@@ -330,6 +359,7 @@ PROGRAMS = {
     "cumsum-whole-blocks": (Cumsum, [(2, 4096)], torch.float32, False),
     "cumprod": (Cumprod, [(8, 40)], torch.float32, False),
     "batch-norm-train": (BatchNormTrain, [(4, 8, 6, 6)], torch.float32, False),
+    "token-embedding": (TokenEmbedding, [Indices((4, 8), 50)], torch.float32, False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
     "softmax-kb": (Softmax, [(16, 16384)], torch.float32, True),
     "gelu-kb": (Gelu, [(16, 16384)], torch.float32, True),
@@ -355,7 +385,7 @@ def reference_outputs(module: nn.Module, args, updates):
     writes (`updates`, export_program's, in their order), then the forward's results."""
     double = copy.deepcopy(module).double()
     with torch.no_grad():
-        result = double(*[a.double() for a in args])
+        result = double(*[a.double() if a.is_floating_point() else a for a in args])
     buffers = dict(double.named_buffers())
     return [buffers[name] for _, name in updates] + list(
         result if isinstance(result, tuple) else (result,))
@@ -412,7 +442,7 @@ def main(selected):
             continue
         module = factory().eval()
         gen = torch.Generator().manual_seed(0)
-        inputs = [torch.randn(shape, generator=gen).to(dtype) for shape in shapes]
+        inputs = [make_input(shape, dtype, gen) for shape in shapes]
         params = [p.detach().to(dtype) for p in module.parameters()]
         if dtype != torch.float32:
             module = module.to(dtype)
