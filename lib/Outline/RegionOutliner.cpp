@@ -24,6 +24,7 @@
 #include "cuda-agent/Outline/SplatOperands.h"
 #include "cuda-agent/Outline/ScanChains.h"
 #include "cuda-agent/Outline/SliceReads.h"
+#include "cuda-agent/Outline/TransposedProducts.h"
 #include "cuda-agent/Outline/RegionHash.h"
 #include "cuda-agent/Outline/RegionCost.h"
 
@@ -397,6 +398,7 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
       return failure();
     eraseUnusedLinalgResults(func);
     foldSplatOperands(func);
+    foldTransposedProducts(func);
     if (failed(dropUnitDims(func)))
       return func->emitError("dropping the unit dimensions of its linalg "
                              "ops failed");

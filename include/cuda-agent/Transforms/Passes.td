@@ -244,7 +244,9 @@ def AgentGpuLoopsPass : Pass<"agent-gpu-loops", "::mlir::func::FuncOp"> {
     its column tiles to blockIdx.y here (a `mapping` attribute, which
     `gpu-map-parallel-loops` keeps); a loop whose tiles no mapping fits in
     CUDA's grid is an error. Loops with `scf.reduce` results are
-    rejected. Do not canonicalize between this pass and the conversion: the
+    rejected. A `cf.assert` at the top of a loop body (torch-mlir's bounds
+    checks of a gather's indices), which the conversion refuses there, is
+    put behind an `scf.if` on its failing condition. Do not canonicalize between this pass and the conversion: the
     canonicalizer merges the tile loops again.
 
     Before:

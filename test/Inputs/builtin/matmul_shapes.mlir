@@ -146,3 +146,22 @@ func.func @long_k(%a: tensor<40x1100xf32>, %b: tensor<1100x24xf32>) -> tensor<40
   %m = linalg.matmul ins(%a, %b : tensor<40x1100xf32>, tensor<1100x24xf32>) outs(%acc : tensor<40x24xf32>) -> tensor<40x24xf32>
   return %m : tensor<40x24xf32>
 }
+
+// `torch.bmm(a, b).transpose(1, 2)` then a relu: the outliner folds the
+// transpose into the product's output map, (b, m, n, k) -> (b, n, m), and the
+// relu reads the transposed result as its epilogue.
+func.func @batched_transposed_result(%a: tensor<2x40x24xf32>, %b: tensor<2x24x36xf32>) -> tensor<2x36x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x40x36xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x40x36xf32>) -> tensor<2x40x36xf32>
+  %p = linalg.batch_matmul ins(%a, %b : tensor<2x40x24xf32>, tensor<2x24x36xf32>) outs(%acc : tensor<2x40x36xf32>) -> tensor<2x40x36xf32>
+  %et = tensor.empty() : tensor<2x36x40xf32>
+  %t = linalg.transpose ins(%p : tensor<2x40x36xf32>) outs(%et : tensor<2x36x40xf32>) permutation = [0, 2, 1]
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t : tensor<2x36x40xf32>) outs(%et : tensor<2x36x40xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<2x36x40xf32>
+  return %r : tensor<2x36x40xf32>
+}

@@ -306,6 +306,15 @@ class TokenEmbedding(nn.Module):
         return self.norm(self.embedding(tokens) * 4.0)
 
 
+class BmmTransposeSoftmax(nn.Module):
+    """A batched product whose result is transposed before a softmax (attention
+    weights laid out for the next product): the transpose becomes the product's
+    output map."""
+
+    def forward(self, a, b):
+        return torch.bmm(a, b).transpose(1, 2).softmax(dim=-1)
+
+
 class Indices(tuple):
     """An input of int64 indices in [0, high) instead of normal floats: a shape, then
     `high`."""
@@ -359,6 +368,8 @@ PROGRAMS = {
     "cumsum-whole-blocks": (Cumsum, [(2, 4096)], torch.float32, False),
     "cumprod": (Cumprod, [(8, 40)], torch.float32, False),
     "batch-norm-train": (BatchNormTrain, [(4, 8, 6, 6)], torch.float32, False),
+    "bmm-transpose-softmax": (BmmTransposeSoftmax, [(2, 16, 24), (2, 24, 12)], torch.float32,
+                              False),
     "token-embedding": (TokenEmbedding, [Indices((4, 8), 50)], torch.float32, False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
     "softmax-kb": (Softmax, [(16, 16384)], torch.float32, True),

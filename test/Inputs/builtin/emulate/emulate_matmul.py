@@ -47,9 +47,15 @@ CASES = {
                               "B[(bt * N + n) * K + k]", "s", "A.data(), B.data(), out.data()", 1e-4),
     "long_k": (40, 24, 1100, 1, "float", "float", "A[m * K + k]", "B[k * N + n]",
                "s", "A.data(), B.data(), out.data()", 1e-4),
+    # The result transposed, [bt][n][m] (OUT_AT).
+    "batched_transposed_result": (40, 36, 24, 2, "float", "float", "A[(bt * M + m) * K + k]",
+                                  "B[(bt * K + k) * N + n]", "std::max(0.0, s)",
+                                  "A.data(), B.data(), out.data()", 1e-4),
     "matmul_f16_f32acc": (256, 256, 256, 1, "__half", "__half", "A[m * K + k]", "B[k * N + n]",
                                   "s", "A.data(), B.data(), out.data()", 1e-3),
 }
+# Output layouts other than [bt][m][n].
+OUT_AT = {"batched_transposed_result": "((bt * N + n) * M + m)"}
 # The PTX helpers of the TF32 kernels, replaced by cuda_on_cpu.h's.
 HELPER = re.compile(r"(template <int N> )?__device__ __forceinline__ \w+ (ca_cp_async\w*|ca_tf32|ca_mma_tf32)\(.*?\n\}\n", re.S)
 SMEM = re.compile(r"extern __shared__ __align__\(16\) float (\w+)\[\];")
@@ -74,6 +80,8 @@ def run(clang, jobs_dir, job, cand, work):
     defines = {"KERNEL": f'"{kernel}"', "CASE_M": m, "CASE_N": n, "CASE_K": k, "CASE_BATCH": batch,
                "TA": ta, "TB": tb, "A_AT(bt,m,k)": a_at, "B_AT(bt,k,n)": b_at, "EPILOGUE": epilogue,
                "ARGS": args, "THREADS": threads, "GRID_X": gx, "GRID_Y": gy, "GRID_Z": gz}
+    if job["function"] in OUT_AT:
+        defines["OUT_AT(bt,m,n)"] = OUT_AT[job["function"]]
     if len(plan["launches"]) > 1:  # split-K: the finish kernel over the workspace
         finish = plan["launches"][1]
         defines.update({"FINISH_GRID_X": finish["grid"][0], "FINISH_THREADS": finish["block"][0],

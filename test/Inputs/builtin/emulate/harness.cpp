@@ -6,6 +6,12 @@
 #include <cstdio>
 #include <random>
 
+// Where the product's element (bt, m, n) is in the output: row-major [bt][m][n]
+// unless the case writes the product transposed.
+#ifndef OUT_AT
+#define OUT_AT(bt, m, n) (((bt) * M + (m)) * N + (n))
+#endif
+
 inline float value(float x) { return x; }
 inline float value(__half x) { return __half2float(x); }
 inline float value(__nv_bfloat16 x) { return __bfloat162float(x); }
@@ -30,7 +36,7 @@ int main() {
         double s = 0;
         for (long long k = 0; k < K; ++k)
           s += (double)value(A_AT(bt, m, k)) * (double)value(B_AT(bt, k, n));
-        ref[(bt * M + m) * N + n] = EPILOGUE;
+        ref[OUT_AT(bt, m, n)] = EPILOGUE;
       }
 #ifdef FINISH_GRID_X
   // Split-K: the parts' workspace (NaN until written) and the finish kernel.
