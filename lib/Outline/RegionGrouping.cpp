@@ -299,6 +299,33 @@ bool readsOutOfPlace(const Group &reader, const Group &producer) {
   return false;
 }
 
+/// Whether an elementwise op of `reader` broadcasts a value that a product
+/// of `producer` (a contraction or convolution root) computes: reads it
+/// through a map that is not a permutation, so that each element of the
+/// product feeds several of the reader's (a squeeze-excitation's
+/// `x * w[:, :, None, None]` after the linear layers that compute w). No
+/// contraction or convolution kernel writes an output of another shape
+/// than its product, so the two stay apart: the product's region and a
+/// memory-bound region that reads it.
+bool broadcastsProduct(const Group &reader, const Group &producer) {
+  if (!llvm::any_of(producer.rootClasses, [](OpClass c) {
+        return c == OpClass::Contraction || c == OpClass::Convolution;
+      }))
+    return false;
+  for (Operation *op : reader.ops) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || linalgOp.getNumReductionLoops() != 0)
+      continue;
+    for (OpOperand *in : linalgOp.getDpsInputOperands()) {
+      Operation *def = in->get().getDefiningOp();
+      if (def && llvm::is_contained(producer.ops, def) &&
+          !linalgOp.getMatchingIndexingMap(in).isPermutation())
+        return true;
+    }
+  }
+  return false;
+}
+
 /// Whether `group` holds an assembly (Assemblies.h: a concatenation, an
 /// insert_slice).
 bool holdsAssembly(const Group &group) {
@@ -335,7 +362,8 @@ unsigned countOutputs(const Group &a, const Group &b) {
 
 bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
   if (options.fusion == FusionMode::None || readsOutOfPlace(a, b) ||
-      readsOutOfPlace(b, a))
+      readsOutOfPlace(b, a) || broadcastsProduct(a, b) ||
+      broadcastsProduct(b, a))
     return false;
   // An assembly's parts are written by elementwise kernels that branch on
   // the part: their region takes no root (whose kernels write whole

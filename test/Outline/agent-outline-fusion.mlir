@@ -104,3 +104,47 @@ func.func @row_and_column(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
 //      ROWS: func.func private @row_and_column_region1(
 //      ROWS:   iterator_types = ["reduction", "parallel"]
 //  ROWS-NOT:   arith.mulf
+
+// -----
+
+// A product's result broadcast by its reader (a squeeze-excitation's
+// x * w[:, :, None, None]) is no epilogue: the sigmoid, which keeps the
+// product's indices, fuses; the broadcast multiply is a region of its own.
+// ELEM-LABEL: func.func @broadcast_product(
+// ELEM: %[[W:.+]] = call @broadcast_product_region0(%arg1, %arg2)
+// ELEM: call @broadcast_product_region1(%arg0, %[[W]])
+// ELEM: func.func private @broadcast_product_region0(
+// ELEM-SAME: kind = "contraction"
+// ELEM: math.exp
+// ELEM: func.func private @broadcast_product_region1(
+// ELEM-SAME: kind = "elementwise"
+// ROWS-LABEL: func.func @broadcast_product(
+// ROWS: call @broadcast_product_region0(
+// ROWS: call @broadcast_product_region1(
+#bcast = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @broadcast_product(%x: tensor<2x16x64xf32>, %a: tensor<2x4xf32>, %b: tensor<4x16xf32>) -> tensor<2x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<2x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16xf32>) -> tensor<2x16xf32>
+  // expected-remark @below {{outlined contraction region @broadcast_product_region0}}
+  %p = linalg.matmul ins(%a, %b : tensor<2x4xf32>, tensor<4x16xf32>) outs(%acc : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %w = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%p : tensor<2x16xf32>) outs(%e : tensor<2x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    %x0 = math.exp %n : f32
+    %d = arith.addf %x0, %one : f32
+    %s = arith.divf %one, %d : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16xf32>
+  %ex = tensor.empty() : tensor<2x16x64xf32>
+  // expected-remark @below {{outlined elementwise region @broadcast_product_region1}}
+  %r = linalg.generic {indexing_maps = [#id3, #bcast, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %w : tensor<2x16x64xf32>, tensor<2x16xf32>) outs(%ex : tensor<2x16x64xf32>) {
+  ^bb0(%v: f32, %g: f32, %o: f32):
+    %m = arith.mulf %v, %g : f32
+    linalg.yield %m : f32
+  } -> tensor<2x16x64xf32>
+  return %r : tensor<2x16x64xf32>
+}

@@ -315,6 +315,21 @@ class BmmTransposeSoftmax(nn.Module):
         return torch.bmm(a, b).transpose(1, 2).softmax(dim=-1)
 
 
+class SqueezeExcitation(nn.Module):
+    """A squeeze-and-excitation block: channel means, two linear layers, and the
+    input scaled by the sigmoid's channel weights (the last product's result
+    broadcast over the pixels: a region of its own after the product's)."""
+
+    def __init__(self):
+        super().__init__()
+        self.reduce = nn.Linear(16, 4)
+        self.expand = nn.Linear(4, 16)
+
+    def forward(self, x):
+        w = torch.sigmoid(self.expand(torch.relu(self.reduce(x.mean((2, 3))))))
+        return x * w[:, :, None, None]
+
+
 class Indices(tuple):
     """An input of int64 indices in [0, high) instead of normal floats: a shape, then
     `high`."""
@@ -370,6 +385,7 @@ PROGRAMS = {
     "batch-norm-train": (BatchNormTrain, [(4, 8, 6, 6)], torch.float32, False),
     "bmm-transpose-softmax": (BmmTransposeSoftmax, [(2, 16, 24), (2, 24, 12)], torch.float32,
                               False),
+    "squeeze-excitation": (SqueezeExcitation, [(2, 16, 8, 8)], torch.float32, False),
     "token-embedding": (TokenEmbedding, [Indices((4, 8), 50)], torch.float32, False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
     "softmax-kb": (Softmax, [(16, 16384)], torch.float32, True),
