@@ -219,13 +219,54 @@ struct TransposeOfUnitDims : OpRewritePattern<linalg::TransposeOp> {
 };
 } // namespace
 
+/// Whether `reduction`, reading `value` (the result of convolution `conv` or
+/// of its epilogue, which keeps its indices) through a permutation, reduces
+/// over the convolution's output channels (the dimensions its filter indexes
+/// and its input does not) and nothing else: the reduction the grouping may
+/// fuse into the convolution's region. A pooling's window has no channels: a
+/// mean over the pixels after a pooling (adaptive average pooling) is a
+/// region of its own and loses its keepdim dimensions.
+static bool reducesConvolutionChannels(linalg::LinalgOp conv,
+                                       linalg::GenericOp reduction,
+                                       Value value) {
+  if (conv.getNumDpsInputs() != 2 || conv->getNumResults() != 1 ||
+      value.getType() != conv->getResult(0).getType())
+    return false;
+  AffineMap outMap = conv.getMatchingIndexingMap(conv.getDpsInitOperand(0));
+  AffineMap inMap = conv.getMatchingIndexingMap(conv.getDpsInputOperand(0));
+  AffineMap filterMap = conv.getMatchingIndexingMap(conv.getDpsInputOperand(1));
+  auto iterators = reduction.getIteratorTypesArray();
+  bool reducesSome = false;
+  for (OpOperand *read : reduction.getDpsInputOperands()) {
+    if (read->get() != value)
+      continue;
+    AffineMap readMap = reduction.getMatchingIndexingMap(read);
+    if (!readMap.isPermutation())
+      return false;
+    for (unsigned p = 0; p < outMap.getNumResults(); ++p) {
+      auto dim = dyn_cast<AffineDimExpr>(outMap.getResult(p));
+      if (!dim)
+        return false;
+      unsigned d = dim.getPosition();
+      bool channel = filterMap.isFunctionOfDim(d) && !inMap.isFunctionOfDim(d);
+      bool reduced = iterators[readMap.getDimPosition(p)] ==
+                     utils::IteratorType::reduction;
+      if (channel != reduced)
+        return false;
+      reducesSome |= reduced;
+    }
+  }
+  return reducesSome;
+}
+
 /// The products under `root` that are not in `reduced` and the generics the
 /// outliner may fuse with them: the elementwise chain after a product (its
 /// epilogue, up to the ops that read a keepdim value) with, after a
 /// convolution, the reductions that read it (a min over the channels, which
-/// the grouping fuses into the convolution's region; not followed further),
-/// and a product's elementwise operand producers (casts, transposes; not
-/// followed further). A reshape between any two of them would split a
+/// the grouping fuses into the convolution's region; reductions over other
+/// dimensions are not: reducesConvolutionChannels; not followed further), and
+/// a product's elementwise operand producers (casts, transposes; not followed
+/// further). A reshape between any two of them would split a
 /// product from what it fuses. A reduction after a contraction is a region
 /// of its own (a linear layer's softmax or sum), so it loses its unit
 /// dimensions like any other generic and its keepdim output becomes a row.
@@ -234,15 +275,17 @@ struct TransposeOfUnitDims : OpRewritePattern<linalg::TransposeOp> {
 static DenseSet<Operation *>
 productNeighbourhoods(Operation *root, const DenseSet<Operation *> &reduced) {
   DenseSet<Operation *> kept;
-  // Each op of an epilogue with whether its product is a convolution.
-  SmallVector<std::pair<Operation *, bool>> work;
+  // Each op of an epilogue with its product when that is a convolution.
+  SmallVector<std::pair<Operation *, linalg::LinalgOp>> work;
   auto isElementwise = [](linalg::LinalgOp op) {
     return op.getNumReductionLoops() == 0;
   };
   root->walk([&](linalg::LinalgOp op) {
     if (!isProduct(op) || reduced.contains(op) || !kept.insert(op).second)
       return;
-    work.push_back({op, linalg::isaConvolutionOpInterface(op)});
+    work.push_back({op, linalg::isaConvolutionOpInterface(op)
+                            ? op
+                            : linalg::LinalgOp()});
     for (Value operand : op->getOperands())
       if (auto producer = operand.getDefiningOp<linalg::LinalgOp>())
         if (isa<linalg::GenericOp, linalg::TransposeOp>(producer) &&
@@ -250,7 +293,7 @@ productNeighbourhoods(Operation *root, const DenseSet<Operation *> &reduced) {
           kept.insert(producer);
   });
   while (!work.empty()) {
-    auto [op, afterConvolution] = work.pop_back_val();
+    auto [op, convolution] = work.pop_back_val();
     for (Operation *user : op->getUsers()) {
       auto generic = dyn_cast<linalg::GenericOp>(user);
       // An elementwise op that reads a keepdim value (a row's max or sum, as
@@ -258,10 +301,12 @@ productNeighbourhoods(Operation *root, const DenseSet<Operation *> &reduced) {
       // the epilogue: the product cannot fuse it, so it is no epilogue and
       // its unit dimensions go like any other generic's.
       if (!generic || (isElementwise(generic) && readsKeepdim(generic)) ||
-          (!isElementwise(generic) && !afterConvolution))
+          (!isElementwise(generic) &&
+           (!convolution || !reducesConvolutionChannels(
+                                convolution, generic, op->getResult(0)))))
         continue;
       if (kept.insert(generic).second && isElementwise(generic))
-        work.push_back({generic, afterConvolution}); // the epilogue goes on
+        work.push_back({generic, convolution}); // the epilogue goes on
     }
   }
   return kept;

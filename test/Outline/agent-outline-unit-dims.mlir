@@ -191,3 +191,46 @@ func.func @linear_sigmoid_sum(%x: tensor<16x64xf32>, %w: tensor<64x32xf32>) -> t
   } -> tensor<16x1xf32>
   return %sum : tensor<16x1xf32>
 }
+
+// -----
+
+// A mean over the pixels after a pooling (KernelBench's max pool then adaptive
+// average pooling to 1x1): the pooling's window has no channels, so the sum is
+// no reduction the grouping fuses into the pooling's region; it loses its
+// keepdim dimensions like any other reduction, and the division joins it in
+// one row region of 16 rows of 16 pixels.
+// CHECK-LABEL: func.func @pool_then_mean(
+// CHECK-NEXT: %[[P:.*]] = call @pool_then_mean_region0(
+// CHECK-NEXT: %[[M:.*]] = call @pool_then_mean_region1(%[[P]])
+// CHECK: func.func private @pool_then_mean_region0({{.*}}kind = "convolution"
+// CHECK: func.func private @pool_then_mean_region1(%arg0: tensor<2x8x4x4xf32>) -> tensor<2x8xf32> {{.*}}kind = "reduction"
+// CHECK-NOT: 2x8x1x1xf32
+// CHECK: arith.divf
+// CHECK: return
+// ROWS: ===== rows variants of @pool_then_mean_region1 =====
+// ROWS: ----- variant rows-
+#p4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#p4_keep = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
+func.func @pool_then_mean(%x: tensor<2x8x8x8xf32>) -> tensor<2x8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %count = arith.constant 1.600000e+01 : f32
+  %e = tensor.empty() : tensor<2x8x4x4xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32>
+  %win = tensor.empty() : tensor<2x2xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %win : tensor<2x8x8x8xf32>, tensor<2x2xf32>) outs(%f : tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32>
+  %es = tensor.empty() : tensor<2x8x1x1xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x8x1x1xf32>) -> tensor<2x8x1x1xf32>
+  %sum = linalg.generic {indexing_maps = [#p4, #p4_keep], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%pool : tensor<2x8x4x4xf32>) outs(%fs : tensor<2x8x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x1x1xf32>
+  %mean = linalg.generic {indexing_maps = [#p4, #p4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sum : tensor<2x8x1x1xf32>) outs(%es : tensor<2x8x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.divf %in, %count : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x1x1xf32>
+  %c = tensor.collapse_shape %mean [[0], [1, 2, 3]] : tensor<2x8x1x1xf32> into tensor<2x8xf32>
+  return %c : tensor<2x8xf32>
+}

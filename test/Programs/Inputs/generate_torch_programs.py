@@ -330,6 +330,14 @@ class SqueezeExcitation(nn.Module):
         return x * w[:, :, None, None]
 
 
+class PoolThenMean(nn.Module):
+    """A CNN's head: max pooling, then adaptive average pooling to 1x1, flattened
+    (the mean over the pixels is a row region of its own)."""
+
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(F.max_pool2d(x, 3, 2, 1), 1).flatten(1)
+
+
 class Indices(tuple):
     """An input of int64 indices in [0, high) instead of normal floats: a shape, then
     `high`."""
@@ -385,6 +393,7 @@ PROGRAMS = {
     "batch-norm-train": (BatchNormTrain, [(4, 8, 6, 6)], torch.float32, False),
     "bmm-transpose-softmax": (BmmTransposeSoftmax, [(2, 16, 24), (2, 24, 12)], torch.float32,
                               False),
+    "pool-then-mean": (PoolThenMean, [(2, 8, 16, 16)], torch.float32, False),
     "squeeze-excitation": (SqueezeExcitation, [(2, 16, 8, 8)], torch.float32, False),
     "token-embedding": (TokenEmbedding, [Indices((4, 8), 50)], torch.float32, False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
