@@ -280,11 +280,10 @@ bool reducesChannels(const Group &a, const Group &b) {
   return channels <= kMaxReducedChannels;
 }
 
-/// Whether an elementwise op of `reader` reads a value `producer` computes
-/// through a map that is not a projected permutation (a slice folded into
-/// it, SliceReads.h): other threads compute the elements it reads, so the
-/// value must be whole in memory first, and the two stay apart.
-bool readsOutOfPlace(const Group &reader, const Group &producer) {
+/// Whether an elementwise op of `reader` reads a value that an op of
+/// `producer` computes through a map for which `isFar` holds.
+static bool readsThrough(const Group &reader, const Group &producer,
+                         function_ref<bool(AffineMap)> isFar) {
   for (Operation *op : reader.ops) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp || linalgOp.getNumReductionLoops() != 0)
@@ -292,11 +291,21 @@ bool readsOutOfPlace(const Group &reader, const Group &producer) {
     for (OpOperand *in : linalgOp.getDpsInputOperands()) {
       Operation *def = in->get().getDefiningOp();
       if (def && llvm::is_contained(producer.ops, def) &&
-          !linalgOp.getMatchingIndexingMap(in).isProjectedPermutation())
+          isFar(linalgOp.getMatchingIndexingMap(in)))
         return true;
     }
   }
   return false;
+}
+
+/// Whether an elementwise op of `reader` reads a value `producer` computes
+/// through a map that is not a projected permutation (a slice folded into
+/// it, SliceReads.h): other threads compute the elements it reads, so the
+/// value must be whole in memory first, and the two stay apart.
+bool readsOutOfPlace(const Group &reader, const Group &producer) {
+  return readsThrough(reader, producer, [](AffineMap map) {
+    return !map.isProjectedPermutation();
+  });
 }
 
 /// Whether an elementwise op of `reader` broadcasts a value that a product
@@ -308,22 +317,13 @@ bool readsOutOfPlace(const Group &reader, const Group &producer) {
 /// than its product, so the two stay apart: the product's region and a
 /// memory-bound region that reads it.
 bool broadcastsProduct(const Group &reader, const Group &producer) {
-  if (!llvm::any_of(producer.rootClasses, [](OpClass c) {
-        return c == OpClass::Contraction || c == OpClass::Convolution;
-      }))
-    return false;
-  for (Operation *op : reader.ops) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp || linalgOp.getNumReductionLoops() != 0)
-      continue;
-    for (OpOperand *in : linalgOp.getDpsInputOperands()) {
-      Operation *def = in->get().getDefiningOp();
-      if (def && llvm::is_contained(producer.ops, def) &&
-          !linalgOp.getMatchingIndexingMap(in).isPermutation())
-        return true;
-    }
-  }
-  return false;
+  return llvm::any_of(producer.rootClasses,
+                      [](OpClass c) {
+                        return c == OpClass::Contraction ||
+                               c == OpClass::Convolution;
+                      }) &&
+         readsThrough(reader, producer,
+                      [](AffineMap map) { return !map.isPermutation(); });
 }
 
 /// Whether `group` holds an assembly (Assemblies.h: a concatenation, an
