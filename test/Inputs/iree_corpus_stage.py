@@ -111,7 +111,7 @@ def stage_program(name, build, programs, out, tools, reference):
         np.save(target / f"in{i}.npy", np.ascontiguousarray(a))
     for i, a in enumerate(outputs):
         np.save(target / f"ref{i}.npy", a)
-    rtol, atol = reference.TOLERANCES[inputs[0].dtype.type]
+    rtol, atol = reference.TOLERANCES[reference.element_type(inputs)]
     (target / "program.json").write_text(json.dumps(
         {"function": function, "inputs": len(inputs), "outputs": len(outputs),
          "rtol": rtol, "atol": atol, "regions": regions, "spec_regions": spec_regions},
