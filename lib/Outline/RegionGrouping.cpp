@@ -9,6 +9,7 @@
 #include "RegionGrouping.h"
 
 #include "cuda-agent/Outline/Assemblies.h"
+#include "cuda-agent/Outline/DimensionRoles.h"
 #include "cuda-agent/Outline/ElementTypes.h"
 #include "cuda-agent/Outline/SliceReads.h"
 
@@ -261,23 +262,9 @@ bool reducesChannels(const Group &a, const Group &b) {
         return false;
   }
   // The output's channel positions against the reduction's reduced ones.
-  AffineMap outMap = conv.getMatchingIndexingMap(conv.getDpsInitOperand(0));
-  AffineMap inMap = conv.getMatchingIndexingMap(conv.getDpsInputOperand(0));
-  AffineMap filterMap = conv.getMatchingIndexingMap(conv.getDpsInputOperand(1));
-  ArrayRef<int64_t> shape = cast<ShapedType>(convType).getShape();
-  auto iterators = red.getIteratorTypesArray();
-  int64_t channels = 1;
-  for (unsigned p = 0; p < outMap.getNumResults(); ++p) {
-    unsigned d = outMap.getDimPosition(p);
-    bool channel = filterMap.isFunctionOfDim(d) && !inMap.isFunctionOfDim(d);
-    bool reduced = iterators[readMap.getDimPosition(p)] ==
-                   utils::IteratorType::reduction;
-    if (channel != reduced)
-      return false;
-    if (channel)
-      channels *= shape[p];
-  }
-  return channels <= kMaxReducedChannels;
+  std::optional<int64_t> channels =
+      reducedOutputChannels(conv, readMap, red.getIteratorTypesArray());
+  return channels && *channels <= kMaxReducedChannels;
 }
 
 /// Whether an elementwise op of `reader` reads a value that an op of

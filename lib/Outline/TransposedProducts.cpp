@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/TransposedProducts.h"
+#include "cuda-agent/Outline/DimensionRoles.h"
 #include "cuda-agent/Outline/Generalize.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -15,25 +16,12 @@
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
-/// Whether `transpose` moves a dimension of more than one element.
-static bool movesDataDims(linalg::TransposeOp transpose,
-                          RankedTensorType input) {
-  int64_t last = -1;
-  for (int64_t from : transpose.getPermutation()) {
-    if (input.getDimSize(from) == 1)
-      continue;
-    if (from < last)
-      return true;
-    last = from;
-  }
-  return false;
-}
-
 /// The contraction `transpose` can be folded into, or null.
 static linalg::LinalgOp foldableProduct(linalg::TransposeOp transpose) {
   auto input = dyn_cast<RankedTensorType>(transpose.getInput().getType());
   if (!transpose.hasPureTensorSemantics() || !input ||
-      !input.hasStaticShape() || !movesDataDims(transpose, input))
+      !input.hasStaticShape() ||
+      !movesDataDims(transpose.getPermutation(), input.getShape()))
     return {};
   auto product = transpose.getInput().getDefiningOp<linalg::LinalgOp>();
   if (!product || !product.hasPureTensorSemantics() ||

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/UnitDims.h"
+#include "cuda-agent/Outline/DimensionRoles.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -192,15 +193,9 @@ struct TransposeOfUnitDims : OpRewritePattern<linalg::TransposeOp> {
     if (!op.hasPureTensorSemantics() || !input || !result ||
         !input.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "not a static tensor transpose");
-    int64_t last = -1;
-    for (int64_t from : op.getPermutation()) {
-      if (input.getDimSize(from) == 1)
-        continue;
-      if (from < last)
-        return rewriter.notifyMatchFailure(op, "it moves a dimension that "
-                                               "is not 1");
-      last = from;
-    }
+    if (movesDataDims(op.getPermutation(), input.getShape()))
+      return rewriter.notifyMatchFailure(op, "it moves a dimension that is "
+                                             "not 1");
     SmallVector<int64_t> shape, sameShape;
     SmallVector<ReassociationIndices> collapse =
         collapseUnitDims(input.getShape(), shape);
@@ -229,34 +224,19 @@ struct TransposeOfUnitDims : OpRewritePattern<linalg::TransposeOp> {
 static bool reducesConvolutionChannels(linalg::LinalgOp conv,
                                        linalg::GenericOp reduction,
                                        Value value) {
-  if (conv.getNumDpsInputs() != 2 || conv->getNumResults() != 1 ||
-      value.getType() != conv->getResult(0).getType())
+  if (value.getType() != conv->getResult(0).getType())
     return false;
-  AffineMap outMap = conv.getMatchingIndexingMap(conv.getDpsInitOperand(0));
-  AffineMap inMap = conv.getMatchingIndexingMap(conv.getDpsInputOperand(0));
-  AffineMap filterMap = conv.getMatchingIndexingMap(conv.getDpsInputOperand(1));
   auto iterators = reduction.getIteratorTypesArray();
-  bool reducesSome = false;
+  bool readsSome = false;
   for (OpOperand *read : reduction.getDpsInputOperands()) {
     if (read->get() != value)
       continue;
-    AffineMap readMap = reduction.getMatchingIndexingMap(read);
-    if (!readMap.isPermutation())
+    if (!reducedOutputChannels(conv, reduction.getMatchingIndexingMap(read),
+                               iterators))
       return false;
-    for (unsigned p = 0; p < outMap.getNumResults(); ++p) {
-      auto dim = dyn_cast<AffineDimExpr>(outMap.getResult(p));
-      if (!dim)
-        return false;
-      unsigned d = dim.getPosition();
-      bool channel = filterMap.isFunctionOfDim(d) && !inMap.isFunctionOfDim(d);
-      bool reduced = iterators[readMap.getDimPosition(p)] ==
-                     utils::IteratorType::reduction;
-      if (channel != reduced)
-        return false;
-      reducesSome |= reduced;
-    }
+    readsSome = true;
   }
-  return reducesSome;
+  return readsSome;
 }
 
 /// The products under `root` that are not in `reduced` and the generics the
