@@ -313,38 +313,64 @@ bool broadcastsProduct(const Group &reader, const Group &producer) {
                       [](AffineMap map) { return !map.isPermutation(); });
 }
 
-/// Whether `group` holds an assembly (Assemblies.h: a concatenation, an
-/// insert_slice).
-bool holdsAssembly(const Group &group) {
-  return llvm::any_of(group.ops, isAssembly);
-}
-
-/// Whether an op of `reader` reads an assembly `producer` holds: an
-/// assembly is its region's output, never read inside it (the builtin
-/// agent's kernels know which part an element is in only where they write
-/// it).
-bool readsAssemblyOf(const Group &reader, const Group &producer) {
-  return llvm::any_of(reader.ops, [&](Operation *op) {
-    return llvm::any_of(op->getOperands(), [&](Value operand) {
-      Operation *def = operand.getDefiningOp();
-      return isAssembly(def) && llvm::is_contained(producer.ops, def);
-    });
-  });
-}
-
-/// The number of values the union of `a` and `b` computes that ops outside
-/// it read: the outputs of its region.
-unsigned countOutputs(const Group &a, const Group &b) {
+/// The ops of `a` and `b` together.
+llvm::SmallPtrSet<Operation *, 16> unionOf(const Group &a, const Group &b) {
   llvm::SmallPtrSet<Operation *, 16> inside(a.ops.begin(), a.ops.end());
   inside.insert(b.ops.begin(), b.ops.end());
-  unsigned outputs = 0;
+  return inside;
+}
+
+/// The values the union of `a` and `b` computes that ops outside it read:
+/// the outputs of its region.
+SmallVector<Value> unionOutputs(const Group &a, const Group &b) {
+  llvm::SmallPtrSet<Operation *, 16> inside = unionOf(a, b);
+  SmallVector<Value> outputs;
   for (Operation *op : inside)
     for (Value result : op->getResults())
-      outputs += llvm::any_of(result.getUsers(), [&](Operation *user) {
-        Operation *owner = op->getBlock()->findAncestorOpInBlock(*user);
-        return !owner || !inside.contains(owner);
-      });
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            Operation *owner = op->getBlock()->findAncestorOpInBlock(*user);
+            return !owner || !inside.contains(owner);
+          }))
+        outputs.push_back(result);
   return outputs;
+}
+
+/// Whether the union of `a` and `b`, one of which holds an assembly
+/// (Assemblies.h: a concatenation, an insert_slice), is a region whose
+/// kernels can write each element once from the part it is in: no root
+/// (its kernels write whole outputs; the root's region writes its value and
+/// the part's reads it), one assembly, every output of the assembly's
+/// shape (a part that others read as well is a region of its own), and
+/// every op that reads the assembly elementwise at the element it writes
+/// (an identity map, results of the assembly's shape: a DenseNet layer's
+/// batch norm and ReLU after its concatenation), which the builtin agent's
+/// kernels know the part of where they write it.
+bool mergesAroundAssembly(const Group &a, const Group &b) {
+  if (!a.rootClasses.empty() || !b.rootClasses.empty())
+    return false;
+  llvm::SmallPtrSet<Operation *, 16> inside = unionOf(a, b);
+  SmallVector<Operation *> assemblies;
+  for (Operation *op : inside)
+    if (isAssembly(op))
+      assemblies.push_back(op);
+  if (assemblies.size() != 1)
+    return false;
+  Value assembled = assemblies.front()->getResult(0);
+  Type shape = assembled.getType();
+  if (!llvm::all_of(unionOutputs(a, b),
+                    [&](Value v) { return v.getType() == shape; }))
+    return false;
+  for (OpOperand &use : assembled.getUses()) {
+    if (!inside.contains(use.getOwner()))
+      continue;
+    auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (!reader || reader.getNumLoops() != reader.getNumParallelLoops() ||
+        !reader.getMatchingIndexingMap(&use).isIdentity() ||
+        !llvm::all_of(reader->getResultTypes(),
+                      [&](Type t) { return t == shape; }))
+      return false;
+  }
+  return true;
 }
 
 bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
@@ -353,13 +379,9 @@ bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
       broadcastsProduct(b, a))
     return false;
   // An assembly's parts are written by elementwise kernels that branch on
-  // the part: their region takes no root (whose kernels write whole
-  // outputs: the root's region writes its value, the part's reads it), no
-  // other output (one of another shape) and no reader of the assembly.
-  if (holdsAssembly(a) || holdsAssembly(b))
-    return a.rootClasses.empty() && b.rootClasses.empty() &&
-           countOutputs(a, b) == 1 && !readsAssemblyOf(a, b) &&
-           !readsAssemblyOf(b, a);
+  // the part.
+  if (llvm::any_of(a.ops, isAssembly) || llvm::any_of(b.ops, isAssembly))
+    return mergesAroundAssembly(a, b);
   if (a.rootClasses.empty() || b.rootClasses.empty())
     return true;
   if (options.fusion != FusionMode::Rows)

@@ -111,14 +111,18 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
       return failure();
     return arrays.lookup(v) + "[" + linearize(*idx, shapeOf(v)) + "]";
   };
-  for (linalg::GenericOp g : region.generics) {
+  // A local array for each result that is no output.
+  auto declare = [&](Value result) {
+    if (arrays.count(result))
+      return;
+    std::string name = "t" + std::to_string(temps++);
+    text += "  static " + getCType(elementOf(result))->storage + " " + name +
+            "[" + std::to_string(product(shapeOf(result))) + "];\n";
+    arrays[result] = name;
+  };
+  auto writeGeneric = [&](linalg::GenericOp g) -> LogicalResult {
     for (Value result : g.getResults())
-      if (!arrays.count(result)) {
-        std::string name = "t" + std::to_string(temps++);
-        text += "  static " + getCType(elementOf(result))->storage + " " +
-                name + "[" + std::to_string(product(shapeOf(result))) + "];\n";
-        arrays[result] = name;
-      }
+      declare(result);
     Block &body = g.getRegion().front();
     // Outputs that start from a value (a fill, another tensor) get it first.
     for (OpOperand &init : g.getDpsInitsMutable()) {
@@ -159,21 +163,21 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
       FailureOr<std::string> ref =
           access(source, g.getMatchingIndexingMap(&operand), dims);
       if (failed(ref))
-        return llvm::createStringError("%s", why.c_str());
+        return failure();
       names[arg] =
           region.splats.count(source) ? *ref : loadAs(elementOf(source), *ref);
     }
     for (auto &[value, literal] : region.scalars)
       names[value] = literal;
     if (failed(writer.writeBlock(body, names, dims, nullptr, why)))
-      return llvm::createStringError("%s", why.c_str());
+      return failure();
     for (auto [r, yielded] :
          llvm::enumerate(body.getTerminator()->getOperands())) {
       OpResult result = g->getResult(r);
       FailureOr<std::string> ref =
           access(result, g.getIndexingMapMatchingResult(result), dims);
       if (failed(ref))
-        return llvm::createStringError("%s", why.c_str());
+        return failure();
       stmts += "    " + *ref + " = " +
                storeAs(elementOf(result), names.lookup(yielded)) + ";\n";
     }
@@ -184,12 +188,14 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
       indent.resize(indent.size() - 2);
       text += indent + "}\n";
     }
-  }
-  // Assembled outputs (Assemblies.h): each part copied into its box, the
+    return success();
+  };
+  // Assembled tensors (Assemblies.h): each part copied into its box, the
   // last first, so that earlier parts win where boxes overlap (an
   // insert_slice's source over its destination).
-  for (Operation *assembly : region.assemblies) {
+  auto writeAssembly = [&](Operation *assembly) {
     Value result = assembly->getResult(0);
+    declare(result);
     SmallVector<AssemblyPart> parts = getAssemblyParts(assembly);
     for (const AssemblyPart &part : llvm::reverse(parts))
       writeBoxLoops(text, "c", part.sizes, [&](ArrayRef<std::string> idx) {
@@ -202,6 +208,21 @@ cuda_agent::renderCReference(llvm::StringRef regionMlir) {
                        readAt(part.source, linearize(idx, part.sizes))) +
                ";";
       });
+  };
+  // The region's ops in program order: a generic may read an assembly.
+  SmallVector<Operation *> ops(region.assemblies);
+  for (linalg::GenericOp g : region.generics)
+    ops.push_back(g);
+  llvm::sort(ops, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  for (Operation *op : ops) {
+    if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+      if (failed(writeGeneric(g)))
+        return llvm::createStringError("%s", why.c_str());
+    } else {
+      writeAssembly(op);
+    }
   }
   text += "}\n";
   return text;

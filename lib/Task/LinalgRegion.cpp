@@ -195,9 +195,10 @@ LogicalResult cuda_agent::readLinalgRegion(func::FuncOp func,
       return failure();
     }
   for (Operation *assembly : region.assemblies)
-    if (!llvm::all_of(assembly->getUsers(), llvm::IsaPred<func::ReturnOp>)) {
+    if (!llvm::all_of(assembly->getUsers(),
+                      llvm::IsaPred<func::ReturnOp, linalg::GenericOp>)) {
       why = "a '" + assembly->getName().getStringRef().str() +
-            "' read inside the region";
+            "' read inside the region by another op than a linalg.generic";
       return failure();
     }
   if (region.generics.empty() && region.assemblies.empty()) {

@@ -136,6 +136,30 @@ class DenseConcat(nn.Module):
         return torch.cat([x, torch.relu(y * 2 + 1), torch.sigmoid(z)], dim=1)
 
 
+class DenseLayerInput(nn.Module):
+    """A DenseNet layer's input: the block's features so far and the last
+    layer's new ones concatenated over channels, then batch-normalized (as in
+    inference, by the running statistics) and rectified for the layer's
+    convolution."""
+
+    def __init__(self, channels=12):
+        super().__init__()
+        self.norm = nn.BatchNorm2d(channels)
+        # Not the statistics and affine it starts with: each is checked.
+        with torch.no_grad():
+            self.norm.weight.normal_()
+            self.norm.bias.normal_()
+            self.norm.running_mean.normal_()
+            self.norm.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x, f):
+        norm = self.norm
+        y = torch.cat([x, f], dim=1)
+        return torch.relu(nn.functional.batch_norm(
+            y, norm.running_mean, norm.running_var, norm.weight, norm.bias,
+            training=False, eps=norm.eps))
+
+
 class AttentionScores(nn.Module):
     """softmax(q k^T / sqrt(d)) over batched heads."""
 
@@ -415,6 +439,7 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "flatten_linear": (FlattenLinear, [_randn(4, 8, 16, 16)]),
     "concat_branches": (ConcatBranches, [_randn(32, 64), _randn(32, 64)]),
     "dense_concat": (DenseConcat, [_randn(2, 16, 8, 8), _randn(2, 8, 8, 8), _randn(2, 4, 8, 8)]),
+    "dense_layer_input": (DenseLayerInput, [_randn(2, 8, 8, 8), _randn(2, 4, 8, 8)]),
     "attention_scores": (AttentionScores, [_randn(4, 128, 64), _randn(4, 128, 64)]),
     "gemm_relu_sum": (GemmReluSum, [_randn(128, 256)]),
     "linear_glu": (LinearGlu, [_randn(128, 256)]),
@@ -502,6 +527,10 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     # channels and new features of 32 and 64 channels (parts of different sizes).
     "kb_dense_concat": (DenseConcat, [_randn(16, 256, 56, 56), _randn(16, 32, 56, 56),
                                       _randn(16, 64, 56, 56)]),
+    # A DenseNet-121 layer's input at its first block's last layer: 224 channels so far
+    # and 32 new ones over 56 x 56, batch 16.
+    "kb_dense_layer_input": (lambda: DenseLayerInput(256),
+                             [_randn(16, 224, 56, 56), _randn(16, 32, 56, 56)]),
     # KernelBench level 1's L1 norm (16 x 16384), Huber and triplet margin losses
     # (128 x 4096), hinge loss (128 predictions against +-1 targets), product and min
     # over dim 1 of 16 x 256 x 256, AvgPool1d (kernel 4, stride 2, padding 1) over

@@ -3,8 +3,9 @@
 // computed for it alone (elementwise ops that only the assembly reads), and
 // that region's output; a part nothing computes alone (an argument, a value
 // with other readers, a product's or a reduction's result) is read by the
-// region as an input (lib/Outline/RegionGrouping.cpp). Nothing inside a
-// region reads an assembly. The builtin agent's kernels branch on the parts'
+// region as an input (lib/Outline/RegionGrouping.cpp). Inside a region
+// only elementwise ops read an assembly, at the element they write (their
+// results of its shape). The builtin agent's kernels branch on the parts'
 // boxes: Programs/builtin-emulated.test (concat_branches, concat_dense_block,
 // concat_unequal, concat_unequal_rows, insert_slice_residual, insert_box).
 // RUN: cuda-agent-opt %s --split-input-file --agent-outline 2>/dev/null | FileCheck %s
@@ -168,17 +169,15 @@ func.func @insert_box(%x: tensor<4x16xf32>, %y: tensor<2x8xf32>) -> tensor<4x16x
 
 // -----
 
-// An insert_slice that another op reads is the output of its own region
-// and an input of its reader's: nothing inside a region reads an assembly,
-// so the exp of the result is a region of its own.
+// An elementwise op that reads an insert_slice at the element it writes
+// joins the assembly's region: the kernel that writes each element from its
+// part computes the exp there, and the assembly is not written at all.
 // CHECK-LABEL: func.func @insert_then_read(
-// CHECK-NEXT:    %[[A:.+]] = call @insert_then_read_region0(%arg1, %arg0)
-// CHECK-NEXT:    %[[E:.+]] = call @insert_then_read_region1(%[[A]])
+// CHECK-NEXT:    %[[E:.+]] = call @insert_then_read_region0(%arg1, %arg0)
 // CHECK-NEXT:    return %[[E]]
 // CHECK-LABEL: func.func private @insert_then_read_region0(
-// CHECK:         tensor.insert_slice
-// CHECK-LABEL: func.func private @insert_then_read_region1(
-// CHECK:         linalg.exp
+// CHECK:         %[[S:.+]] = tensor.insert_slice
+// CHECK:         linalg.exp ins(%[[S]]
 func.func @insert_then_read(%x: tensor<4x16xf32>, %y: tensor<4x8xf32>) -> tensor<4x16xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
   %n = linalg.negf ins(%y : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -186,4 +185,51 @@ func.func @insert_then_read(%x: tensor<4x16xf32>, %y: tensor<4x8xf32>) -> tensor
   %e2 = tensor.empty() : tensor<4x16xf32>
   %o = linalg.exp ins(%r : tensor<4x16xf32>) outs(%e2 : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %o : tensor<4x16xf32>
+}
+
+// -----
+
+// A DenseNet layer: the concatenation is returned (the next layer reads it)
+// and its batch norm and ReLU read it elementwise: one region with both as
+// outputs, each element of the concatenation read once.
+// CHECK-LABEL: func.func @concat_then_norm(
+// CHECK-NEXT:    %[[R:.+]]:2 = call @concat_then_norm_region0(%arg0, %arg1, %arg2)
+// CHECK-NEXT:    return %[[R]]#1, %[[R]]#0
+// CHECK-LABEL: func.func private @concat_then_norm_region0(
+// CHECK:         %[[C:.+]] = tensor.concat dim(1)
+// CHECK:         linalg.generic {{.*}} ins(%[[C]], %arg2 :
+// CHECK:         %[[M:.+]] = linalg.max
+// CHECK:         return %[[M]], %[[C]] : tensor<2x12x4xf32>, tensor<2x12x4xf32>
+#chan = affine_map<(d0, d1, d2) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @concat_then_norm(%x: tensor<2x8x4xf32>, %f: tensor<2x4x4xf32>, %scale: tensor<12xf32>) -> (tensor<2x12x4xf32>, tensor<2x12x4xf32>) {
+  %c = tensor.concat dim(1) %x, %f : (tensor<2x8x4xf32>, tensor<2x4x4xf32>) -> tensor<2x12x4xf32>
+  %e = tensor.empty() : tensor<2x12x4xf32>
+  %n = linalg.generic {indexing_maps = [#id3, #chan, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%c, %scale : tensor<2x12x4xf32>, tensor<12xf32>) outs(%e : tensor<2x12x4xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<2x12x4xf32>
+  %z = arith.constant 0.0 : f32
+  %zs = linalg.fill ins(%z : f32) outs(%e : tensor<2x12x4xf32>) -> tensor<2x12x4xf32>
+  %r = linalg.max ins(%n, %zs : tensor<2x12x4xf32>, tensor<2x12x4xf32>) outs(%e : tensor<2x12x4xf32>) -> tensor<2x12x4xf32>
+  return %c, %r : tensor<2x12x4xf32>, tensor<2x12x4xf32>
+}
+
+// -----
+
+// A reader that reads the assembly at another element than it writes (a
+// transpose) is a region of its own: the kernel's branch knows the part of
+// the element it writes only.
+// CHECK-LABEL: func.func @concat_then_transpose(
+// CHECK-NEXT:    %[[C:.+]] = call @concat_then_transpose_region0(
+// CHECK-NEXT:    %[[T:.+]] = call @concat_then_transpose_region1(%[[C]])
+// CHECK-NEXT:    return %[[T]]
+func.func @concat_then_transpose(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> tensor<16x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %ex = linalg.exp ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %c = tensor.concat dim(1) %ex, %y : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x16xf32>
+  %e2 = tensor.empty() : tensor<16x8xf32>
+  %t = linalg.transpose ins(%c : tensor<8x16xf32>) outs(%e2 : tensor<16x8xf32>) permutation = [1, 0]
+  return %t : tensor<16x8xf32>
 }

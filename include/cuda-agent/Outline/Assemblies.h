@@ -5,9 +5,10 @@
 // into a destination. Between regions each costs a copy kernel per part and
 // writes every computed part twice (its own result, then the copy). The
 // outliner makes such an op a member of the region of the parts computed for
-// it alone, as that region's output (RegionGrouping.cpp), and the builtin
-// agent's elementwise kernels write each element once from the part it is
-// in (Elementwise.cpp). This header says which ops are assemblies and what
+// it alone, as that region's output, with the elementwise ops that read it
+// at the element they write (RegionGrouping.cpp), and the builtin agent's
+// elementwise kernels write each element once from the part it is in
+// (Elementwise.cpp). This header says which ops are assemblies and what
 // their parts are.
 //
 //===----------------------------------------------------------------------===//

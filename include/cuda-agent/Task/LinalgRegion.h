@@ -57,9 +57,9 @@ struct LinalgRegion {
   /// (`allowViews`) get a region with them.
   SmallVector<Operation *> views;
   /// Tensors assembled from parts (Assemblies.h: concatenations,
-  /// insert_slices), each a region output that nothing inside the region
-  /// reads (the outliner's grouping): readers write each part where its
-  /// elements go.
+  /// insert_slices), each a region output or read by generics of the
+  /// region (the outliner's grouping: elementwise, at the element they
+  /// write): readers write each part where its elements go.
   SmallVector<Operation *> assemblies;
 };
 

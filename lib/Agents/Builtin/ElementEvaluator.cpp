@@ -59,6 +59,11 @@ FailureOr<std::string> ElementEvaluator::valueAt(Value tensor,
             "where its part is known only at run time";
       return failure();
     }
+    if (!llvm::equal(idx, writtenAt)) {
+      why = "an assembled tensor (a concatenation, an insert_slice) read at "
+            "another element than the one written";
+      return failure();
+    }
     AssemblyPart in = getAssemblyParts(tensor.getDefiningOp())[part->second];
     SmallVector<std::string> at;
     for (auto [index, offset] : llvm::zip(idx, in.offsets))

@@ -66,6 +66,10 @@ public:
   /// kernel's branch says which. An assembled tensor is read only where this
   /// says.
   llvm::DenseMap<Value, unsigned> partOf;
+  /// The indices of the element being written, where partOf holds: an
+  /// assembled tensor is read at this element only (an elementwise reader
+  /// of a concatenation), where the branch says which part holds it.
+  SmallVector<std::string> writtenAt;
 
   /// Forgets the values evaluated so far (the next element, or lane).
   void forget() { memo.clear(); }

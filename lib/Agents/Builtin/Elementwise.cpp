@@ -6,8 +6,9 @@
 // innermost dimension allows (16 bytes of the narrowest type), else one
 // element at a time. A `tensor.pad` of an input is read with bounds (the
 // ElementEvaluator's), one element at a time where the padded dimension is
-// the innermost. An output assembled from parts (a concatenation, an
-// insert_slice: LinalgRegion::assemblies) is a branch each on its parts'
+// the innermost. A tensor assembled from parts (a concatenation, an
+// insert_slice: LinalgRegion::assemblies), an output or read by the
+// region's ops at the element written, is a branch each on its parts'
 // boxes, each part read or computed at the index less its offset.
 //
 //===----------------------------------------------------------------------===//
@@ -77,7 +78,7 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
     idx0.back() = firstDim;
     std::string at =
         "in" + std::to_string(i) + " + " + linearize(idx0, shapeOf(in));
-    if (lane == 0)
+    if (lane == 0 && !vectors.count(at))
       vectors[at] = loadVector(writer, elementOf(in), vector, at);
     return laneOf(elementOf(in), vectors.lookup(at), lane);
   });
@@ -95,18 +96,21 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   SmallVector<std::string> idx = delinearize("base", shape);
   for (int d = 0; d < rank; ++d)
     src += "    const long long i" + std::to_string(d) + " = " + idx[d] + ";\n";
-  // Outputs assembled from parts (Assemblies.h): one section per part, the
-  // first part whose box holds the element.
+  // Tensors assembled from parts (Assemblies.h), outputs or read at the
+  // element written: one section per part, the first part whose box holds
+  // the element.
   std::optional<SmallVector<AssemblyPart>> parts;
-  for (Value out : region.outputs) {
-    if (!isAssembly(out.getDefiningOp()))
-      continue;
-    SmallVector<AssemblyPart> these = getAssemblyParts(out.getDefiningOp());
+  for (Operation *assembly : region.assemblies) {
+    if (assembly->getResult(0).getType() != region.outputs.front().getType()) {
+      why = "an assembled tensor of another shape than the outputs";
+      return failure();
+    }
+    SmallVector<AssemblyPart> these = getAssemblyParts(assembly);
     auto sameBox = [](const AssemblyPart &a, const AssemblyPart &b) {
       return a.offsets == b.offsets && a.sizes == b.sizes;
     };
     if (parts && !llvm::equal(*parts, these, sameBox)) {
-      why = "outputs assembled from parts of different boxes";
+      why = "tensors assembled from parts of different boxes";
       return failure();
     }
     parts = std::move(these);
@@ -124,9 +128,8 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
   for (int64_t section = 0; section < sections; ++section) {
     body.clear();
     vectors.clear();
-    for (Value out : region.outputs)
-      if (isAssembly(out.getDefiningOp()))
-        eval.partOf[out] = section;
+    for (Operation *assembly : region.assemblies)
+      eval.partOf[assembly->getResult(0)] = section;
     SmallVector<SmallVector<std::string>> values(region.outputs.size());
     for (lane = 0; lane < vector; ++lane) {
       SmallVector<std::string> at;
@@ -142,6 +145,7 @@ FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
                                         offset)
                           : "";
       eval.forget();
+      eval.writtenAt = at;
       for (auto [o, out] : llvm::enumerate(region.outputs)) {
         FailureOr<std::string> v = eval.valueAt(out, at, why);
         if (failed(v))

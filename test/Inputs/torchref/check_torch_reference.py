@@ -89,7 +89,10 @@ FORMULAS = {
     "unequal_parts_region0": lambda x, y: [np.concatenate([np.exp(x), y], axis=1)],
     "reduced_part_region1": lambda s, y: [np.concatenate([s, y], axis=1)],
     "insert_box_region0": lambda y, x: [inserted(x, np.tanh(y), (slice(1, 3), slice(4, 12)))],
-    "insert_then_read_region0": lambda y, x: [inserted(x, -y, (slice(None), slice(8, 16)))],
+    "insert_then_read_region0": lambda y, x: [np.exp(inserted(x, -y, (slice(None), slice(8, 16))))],
+    "concat_then_norm_region0": lambda x, f, s: [
+        np.maximum(np.concatenate([x, f], axis=1) * s[:, None], 0),
+        np.concatenate([x, f], axis=1)],
 }
 
 

@@ -86,6 +86,11 @@ PROGRAMS = {
                            lambda x, s, b: [np.concatenate(
                                [x, np.maximum(x * s[:, None, None] + b[:, None, None], 0),
                                 1 / (1 + np.exp(-x))], axis=1)]),
+    "concat-then-norm": ("concat_then_norm", [(2, 8, 6, 6), (2, 4, 6, 6), (12,), (12,)],
+                         lambda x, f, s, b: [
+                             np.concatenate([x, f], axis=1),
+                             np.maximum(np.concatenate([x, f], axis=1) * s[:, None, None]
+                                        + b[:, None, None], 0)]),
     "concat-unequal-dense": ("concat_unequal", [(2, 8, 6, 6), (2, 4, 6, 6), (4,), (4,)],
                              lambda x, y, s, b: [np.concatenate(
                                  [x, np.maximum(y * s[:, None, None] + b[:, None, None], 0),
