@@ -360,9 +360,15 @@ bool mergesAroundAssembly(const Group &a, const Group &b) {
   if (!llvm::all_of(unionOutputs(a, b),
                     [&](Value v) { return v.getType() == shape; }))
     return false;
+  Block *block = assemblies.front()->getBlock();
   for (OpOperand &use : assembled.getUses()) {
-    if (!inside.contains(use.getOwner()))
+    Operation *top = block->findAncestorOpInBlock(*use.getOwner());
+    if (!top || !inside.contains(top))
       continue;
+    // A read inside an op's body (a gather's tensor.extract) is at an
+    // element computed at run time.
+    if (top != use.getOwner())
+      return false;
     auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
     if (!reader || reader.getNumLoops() != reader.getNumParallelLoops() ||
         !reader.getMatchingIndexingMap(&use).isIdentity() ||
