@@ -158,6 +158,15 @@ bool isClonable(Operation *op) {
   return false;
 }
 
+bool isReadOutside(Value result,
+                   const llvm::SmallPtrSetImpl<Operation *> &members) {
+  Block *block = result.getParentBlock();
+  return llvm::any_of(result.getUsers(), [&](Operation *user) {
+    Operation *owner = block->findAncestorOpInBlock(*user);
+    return !owner || !members.contains(owner);
+  });
+}
+
 /// Returns why an operand or result of `op` cannot cross a region
 /// boundary, or nullopt.
 std::optional<std::string> checkTensorTypes(Operation *op) {
@@ -320,21 +329,6 @@ llvm::SmallPtrSet<Operation *, 16> unionOf(const Group &a, const Group &b) {
   return inside;
 }
 
-/// The values the union of `a` and `b` computes that ops outside it read:
-/// the outputs of its region.
-SmallVector<Value> unionOutputs(const Group &a, const Group &b) {
-  llvm::SmallPtrSet<Operation *, 16> inside = unionOf(a, b);
-  SmallVector<Value> outputs;
-  for (Operation *op : inside)
-    for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            Operation *owner = op->getBlock()->findAncestorOpInBlock(*user);
-            return !owner || !inside.contains(owner);
-          }))
-        outputs.push_back(result);
-  return outputs;
-}
-
 /// Whether the union of `a` and `b`, one of which holds an assembly
 /// (Assemblies.h: a concatenation, an insert_slice), is a region whose
 /// kernels can write each element once from the part it is in: no root
@@ -357,9 +351,10 @@ bool mergesAroundAssembly(const Group &a, const Group &b) {
     return false;
   Value assembled = assemblies.front()->getResult(0);
   Type shape = assembled.getType();
-  if (!llvm::all_of(unionOutputs(a, b),
-                    [&](Value v) { return v.getType() == shape; }))
-    return false;
+  for (Operation *op : inside)
+    for (Value result : op->getResults())
+      if (result.getType() != shape && isReadOutside(result, inside))
+        return false;
   Block *block = assemblies.front()->getBlock();
   for (OpOperand &use : assembled.getUses()) {
     Operation *top = block->findAncestorOpInBlock(*use.getOwner());

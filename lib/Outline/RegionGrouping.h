@@ -36,6 +36,11 @@ bool isFusablePad(Operation *op);
 /// True for ops cloned into every region that uses them rather than grouped.
 bool isClonable(Operation *op);
 
+/// Whether an op outside `members` (top-level ops of `result`'s block) reads
+/// `result`: the result is an output of the region of `members`.
+bool isReadOutside(Value result,
+                   const llvm::SmallPtrSetImpl<Operation *> &members);
+
 /// A candidate region inside one block.
 struct Group {
   SmallVector<Operation *> ops; // In block order.

@@ -158,11 +158,7 @@ CanonicalRegion RegionCanonicalizer::run() {
   });
   for (Operation *op : ordered)
     for (OpResult result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            Operation *owner =
-                op->getBlock()->findAncestorOpInBlock(*user);
-            return !owner || !members.contains(owner);
-          }))
+      if (isReadOutside(result, members))
         region.outputs.push_back(result);
   llvm::stable_sort(region.outputs, [&](Value a, Value b) {
     auto key = [&](Value v) {
