@@ -126,11 +126,23 @@ FailureOr<std::string> getGlobalBytes(memref::GetGlobalOp get,
     return fail("it is not a constant global with an initial value");
   auto type = cast<MemRefType>(get.getType());
   Type element = type.getElementType();
-  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8)
+  // An i1 takes a byte in memory, 0 or 1, as LLVM stores it (a causal
+  // attention mask); MLIR packs its dense data by bits.
+  bool booleans = element.isInteger(1);
+  if (!element.isIntOrFloat() ||
+      (!booleans && element.getIntOrFloatBitWidth() % 8))
     return fail("its element type is not a whole number of bytes");
-  size_t bytes = type.getNumElements() * element.getIntOrFloatBitWidth() / 8;
+  size_t bytes = type.getNumElements() *
+                 (booleans ? 1 : element.getIntOrFloatBitWidth() / 8);
   Attribute value = *global.getInitialValue();
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (booleans) {
+      std::string data;
+      data.reserve(bytes);
+      for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+        data.push_back(dense.getValues<bool>()[dense.isSplat() ? 0 : i]);
+      return data;
+    }
     ArrayRef<char> raw = dense.getRawData();
     if (dense.isSplat()) {
       std::string data;

@@ -18,6 +18,7 @@
 #include "cuda-agent/Outline/RegionOutliner.h"
 #include "RegionGrouping.h"
 #include "cuda-agent/Outline/Assemblies.h"
+#include "cuda-agent/Outline/InfinityTests.h"
 #include "cuda-agent/Outline/UnitDims.h"
 #include "cuda-agent/Outline/UnusedResults.h"
 #include "cuda-agent/Outline/MasksAndPositions.h"
@@ -393,6 +394,7 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     if (failed(decomposeAggregatedOps(func)))
       return failure();
     eraseUnusedLinalgResults(func);
+    foldInfinityTests(func);
     foldSplatOperands(func);
     foldTransposedProducts(func);
     if (failed(dropUnitDims(func)))

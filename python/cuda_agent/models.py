@@ -167,6 +167,15 @@ class AttentionScores(nn.Module):
         return torch.softmax(q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5, dim=-1)
 
 
+class Attention(nn.Module):
+    """torch's scaled dot-product attention: its softmax is guarded against rows
+    that are all -inf (where(all(s == -inf), 0, p)), which the outliner rewrites
+    as max(s) == -inf inside the softmax's region."""
+
+    def forward(self, q, k, v):
+        return nn.functional.scaled_dot_product_attention(q, k, v)
+
+
 class GemmReluSum(nn.Module):
     def __init__(self):
         super().__init__()
@@ -441,6 +450,7 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "dense_concat": (DenseConcat, [_randn(2, 16, 8, 8), _randn(2, 8, 8, 8), _randn(2, 4, 8, 8)]),
     "dense_layer_input": (DenseLayerInput, [_randn(2, 8, 8, 8), _randn(2, 4, 8, 8)]),
     "attention_scores": (AttentionScores, [_randn(4, 128, 64), _randn(4, 128, 64)]),
+    "attention": (Attention, [_randn(2, 4, 64, 32)] * 3),
     "gemm_relu_sum": (GemmReluSum, [_randn(128, 256)]),
     "linear_glu": (LinearGlu, [_randn(128, 256)]),
     "mse_loss": (MseLoss, [_randn(128, 512), _randn(128, 512)]),
@@ -555,6 +565,8 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "kb_bmm": (Bmm, [_randn(128, 128, 256), _randn(128, 256, 512)]),
     "kb_cumsum_reverse": (lambda: Cumsum(reverse=True), [_randn(128, 4000)]),
     "kb_conv3d": (lambda: nn.Conv3d(3, 64, 3), [_randn(4, 3, 64, 64, 64)]),
+    # 16 heads of 512 queries and keys of 64 over a batch of 16 (f32).
+    "kb_attention": (Attention, [_randn(16, 16, 512, 64)] * 3),
 }
 
 

@@ -338,6 +338,49 @@ class PoolThenMean(nn.Module):
         return F.adaptive_avg_pool2d(F.max_pool2d(x, 3, 2, 1), 1).flatten(1)
 
 
+class Attention(nn.Module):
+    """torch's scaled dot-product attention as torch-mlir writes it: q and k scaled,
+    two batched products, and between them the softmax with its guard,
+    `where(all(s == -inf), 0, p)` (an i1 reduction that the outliner rewrites as
+    max(s) == -inf, so the guard joins the softmax's region). `causal` adds the
+    lower-triangular mask (an i1 constant of the plan); a fourth input is a boolean
+    mask (`Mask`)."""
+
+    def __init__(self, causal=False):
+        super().__init__()
+        self.causal = causal
+
+    def forward(self, q, k, v, mask=None):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=self.causal)
+
+
+class GemmGroupNormSwish(nn.Module):
+    """KernelBench level 2's Gemm + GroupNorm + Swish + Multiply + Swish."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(32, 16)
+        self.norm = nn.GroupNorm(4, 16)
+        self.weight = nn.Parameter(torch.randn(16))
+
+    def forward(self, x):
+        x = self.norm(self.fc(x))
+        x = x * torch.sigmoid(x) * self.weight
+        return x * torch.sigmoid(x)
+
+
+class ConvTransposePoolMeanTanh(nn.Module):
+    """KernelBench level 2's ConvTranspose2d + MaxPool + Hardtanh + Mean + Tanh."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.ConvTranspose2d(4, 8, 4, stride=2, padding=1)
+
+    def forward(self, x):
+        x = F.hardtanh(F.max_pool2d(self.conv(x), 2, 2), -1, 1)
+        return torch.tanh(x.mean(dim=(2, 3), keepdim=True))
+
+
 class Indices(tuple):
     """An input of int64 indices in [0, high) instead of normal floats: a shape, then
     `high`."""
@@ -348,9 +391,18 @@ class Indices(tuple):
         return value
 
 
+class Mask(tuple):
+    """A boolean input of this shape (an attention mask): each key attended or not at
+    random, and every key of row 3 masked, where the attention's guard gives zeros."""
+
+
 def make_input(shape, dtype, gen):
     if isinstance(shape, Indices):
         return torch.randint(0, shape.high, tuple(shape), generator=gen)
+    if isinstance(shape, Mask):
+        mask = torch.rand(tuple(shape), generator=gen) > 0.5
+        mask[..., 3, :] = False
+        return mask
     return torch.randn(shape, generator=gen).to(dtype)
 
 
@@ -396,6 +448,14 @@ PROGRAMS = {
     "pool-then-mean": (PoolThenMean, [(2, 8, 16, 16)], torch.float32, False),
     "squeeze-excitation": (SqueezeExcitation, [(2, 16, 8, 8)], torch.float32, False),
     "token-embedding": (TokenEmbedding, [Indices((4, 8), 50)], torch.float32, False),
+    "attention": (Attention, [(2, 4, 16, 8)] * 3, torch.float32, False),
+    "attention-causal": (lambda: Attention(causal=True), [(2, 4, 16, 8)] * 3, torch.float32,
+                         False),
+    "attention-masked": (Attention, [(2, 4, 16, 8)] * 3 + [Mask((2, 4, 16, 16))],
+                         torch.float32, False),
+    "gemm-groupnorm-swish": (GemmGroupNormSwish, [(8, 32)], torch.float32, False),
+    "convtranspose-pool-mean-tanh": (ConvTransposePoolMeanTanh, [(2, 4, 6, 6)], torch.float32,
+                                     False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
     "softmax-kb": (Softmax, [(16, 16384)], torch.float32, True),
     "gelu-kb": (Gelu, [(16, 16384)], torch.float32, True),
