@@ -23,6 +23,7 @@
 #include "cuda-agent/Outline/UnusedResults.h"
 #include "cuda-agent/Outline/MasksAndPositions.h"
 #include "cuda-agent/Outline/SplatOperands.h"
+#include "cuda-agent/Outline/ScaledOperands.h"
 #include "cuda-agent/Outline/ScanChains.h"
 #include "cuda-agent/Outline/SliceReads.h"
 #include "cuda-agent/Outline/TransposedProducts.h"
@@ -397,6 +398,8 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     foldInfinityTests(func);
     foldSplatOperands(func);
     foldTransposedProducts(func);
+    hoistOperandScales(func);
+    collapseBeforeTransposes(func);
     if (failed(dropUnitDims(func)))
       return func->emitError("dropping the unit dimensions of its linalg "
                              "ops failed");

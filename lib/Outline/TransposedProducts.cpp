@@ -84,3 +84,72 @@ unsigned cuda_agent::foldTransposedProducts(Operation *root) {
   }
   return transposes.size();
 }
+
+/// The reassociation of the transpose's input and the permutation of the
+/// collapsed transpose that equal `collapse` of `transpose`, when each group
+/// of `collapse` is a run of consecutive input dimensions in order.
+static bool collapsedTranspose(linalg::TransposeOp transpose,
+                               tensor::CollapseShapeOp collapse,
+                               SmallVector<ReassociationIndices> &inputGroups,
+                               SmallVector<int64_t> &permutation) {
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  SmallVector<ReassociationIndices> groups =
+      collapse.getReassociationIndices();
+  // Each group's first input dimension; the groups sorted by it are the
+  // input's collapse.
+  SmallVector<std::pair<int64_t, unsigned>> starts;
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    for (unsigned j = 1; j < group.size(); ++j)
+      if (perm[group[j]] != perm[group[j - 1]] + 1)
+        return false;
+    starts.push_back({perm[group.front()], index});
+  }
+  llvm::sort(starts);
+  permutation.assign(groups.size(), 0);
+  for (auto [position, start] : llvm::enumerate(starts)) {
+    const ReassociationIndices &group = groups[start.second];
+    ReassociationIndices inputGroup;
+    for (int64_t dim : group)
+      inputGroup.push_back(perm[dim]);
+    inputGroups.push_back(inputGroup);
+    permutation[start.second] = position;
+  }
+  return true;
+}
+
+unsigned cuda_agent::collapseBeforeTransposes(Operation *root) {
+  SmallVector<linalg::TransposeOp> transposes;
+  root->walk([&](linalg::TransposeOp op) { transposes.push_back(op); });
+  unsigned moved = 0;
+  IRRewriter rewriter(root->getContext());
+  for (linalg::TransposeOp transpose : transposes) {
+    Value result = transpose.getResult()[0];
+    auto input = dyn_cast<RankedTensorType>(transpose.getInput().getType());
+    if (!transpose.hasPureTensorSemantics() || !input ||
+        !input.hasStaticShape() || !result.hasOneUse())
+      continue;
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(*result.user_begin());
+    SmallVector<ReassociationIndices> inputGroups;
+    SmallVector<int64_t> permutation;
+    if (!collapse ||
+        !collapsedTranspose(transpose, collapse, inputGroups, permutation))
+      continue;
+    rewriter.setInsertionPoint(collapse);
+    Location loc = transpose.getLoc();
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, loc, transpose.getInput(), inputGroups);
+    auto type = cast<RankedTensorType>(collapse.getType());
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType());
+    Value transposed = linalg::TransposeOp::create(rewriter, loc, collapsed,
+                                                   empty, permutation)
+                           .getResult()[0];
+    rewriter.replaceOp(collapse, transposed);
+    Value init = transpose.getInit();
+    rewriter.eraseOp(transpose);
+    if (Operation *op = init.getDefiningOp(); op && op->use_empty())
+      rewriter.eraseOp(op);
+    ++moved;
+  }
+  return moved;
+}

@@ -27,6 +27,15 @@ namespace mlir::cuda_agent {
 /// transposes folded.
 unsigned foldTransposedProducts(Operation *root);
 
+/// Rewrites every static `linalg.transpose` under `root` whose only reader
+/// is a `tensor.collapse_shape` that merges only dimensions the transpose
+/// keeps together and in order (attention's k^T, 2x4x8x16 from 2x4x16x8,
+/// collapsed to 8x8x16 for a batched product) into the collapse of the
+/// transpose's input and a transpose of that: the transpose then reads
+/// nothing through a reshape and meets the product that reads it, whose
+/// region takes it. Returns the number of transposes moved.
+unsigned collapseBeforeTransposes(Operation *root);
+
 } // namespace mlir::cuda_agent
 
 #endif // CUDA_AGENT_OUTLINE_TRANSPOSEDPRODUCTS_H

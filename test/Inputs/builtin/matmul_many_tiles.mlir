@@ -4,8 +4,9 @@
 // the reduction are not tile multiples. Read by builtin-matmul-pipelined
 // tests and emulate/emulate_matmul.py.
 
-// A computed by a producer (read element by element), B read as float4
-// along its rows.
+// A computed by a producer, x * 0.5 + 0.5 (read element by element; a plain
+// scale would move to the result, ScaledOperands.h), B read as float4 along
+// its rows.
 func.func @many_tiles_scaled_a(%a: tensor<22x130x20xf32>, %b: tensor<22x20x260xf32>) -> tensor<22x130x260xf32> {
   %zero = arith.constant 0.0 : f32
   %half = arith.constant 0.5 : f32
@@ -14,7 +15,8 @@ func.func @many_tiles_scaled_a(%a: tensor<22x130x20xf32>, %b: tensor<22x20x260xf
       ins(%a : tensor<22x130x20xf32>) outs(%ea : tensor<22x130x20xf32>) {
   ^bb0(%x: f32, %o: f32):
     %y = arith.mulf %x, %half : f32
-    linalg.yield %y : f32
+    %z = arith.addf %y, %half : f32
+    linalg.yield %z : f32
   } -> tensor<22x130x20xf32>
   %e = tensor.empty() : tensor<22x130x260xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<22x130x260xf32>) -> tensor<22x130x260xf32>

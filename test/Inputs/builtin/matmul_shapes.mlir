@@ -79,8 +79,9 @@ func.func @f16_to_f16(%a: tensor<64x128xf16>, %b: tensor<128x48xf16>) -> tensor<
   return %r : tensor<64x48xf16>
 }
 
-// An f32 batch whose A is computed in the region (scaled by an elementwise
-// producer): the tensor-core kernels read it through the producer.
+// An f32 batch whose A is computed in the region (an elementwise producer,
+// x * 0.5 + 0.5, which is not a scale the outliner moves to the result):
+// the tensor-core kernels read it through the producer.
 func.func @batched_scaled_a(%a: tensor<2x40x24xf32>, %b: tensor<2x24x36xf32>) -> tensor<2x40x36xf32> {
   %zero = arith.constant 0.0 : f32
   %half = arith.constant 0.5 : f32
@@ -89,7 +90,8 @@ func.func @batched_scaled_a(%a: tensor<2x40x24xf32>, %b: tensor<2x24x36xf32>) ->
       ins(%a : tensor<2x40x24xf32>) outs(%ea : tensor<2x40x24xf32>) {
   ^bb0(%x: f32, %o: f32):
     %y = arith.mulf %x, %half : f32
-    linalg.yield %y : f32
+    %z = arith.addf %y, %half : f32
+    linalg.yield %z : f32
   } -> tensor<2x40x24xf32>
   %e = tensor.empty() : tensor<2x40x36xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<2x40x36xf32>) -> tensor<2x40x36xf32>
