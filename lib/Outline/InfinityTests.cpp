@@ -8,12 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/InfinityTests.h"
+#include "cuda-agent/Outline/DeadProducers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <optional>
 
@@ -112,27 +112,15 @@ static std::optional<AllInfinite> matchAllInfinite(linalg::GenericOp op) {
   return found;
 }
 
-/// Erases `value`'s defining op when it is pure and nothing reads its
-/// results any more, and then so the ops that only it read (the comparisons'
-/// generic, its init).
-static void eraseIfDead(Value value) {
-  Operation *op = value.getDefiningOp();
-  if (!op || !op->use_empty() || !isPure(op))
-    return;
-  SmallVector<Value> operands(op->getOperands());
-  op->erase();
-  for (Value operand : operands)
-    eraseIfDead(operand);
-}
-
 unsigned cuda_agent::foldInfinityTests(Operation *root) {
   SmallVector<std::pair<linalg::GenericOp, AllInfinite>> matches;
   root->walk([&](linalg::GenericOp op) {
     if (std::optional<AllInfinite> found = matchAllInfinite(op))
       matches.push_back({op, *found});
   });
+  IRRewriter builder(root->getContext());
   for (auto &[op, test] : matches) {
-    OpBuilder builder(op);
+    builder.setInsertionPoint(op);
     Location loc = op.getLoc();
     auto maskType = cast<RankedTensorType>(op->getResult(0).getType());
     auto floatType = cast<FloatType>(getElementTypeOrSelf(test.x.getType()));
@@ -181,11 +169,10 @@ unsigned cuda_agent::foldInfinityTests(Operation *root) {
           linalg::YieldOp::create(b, l, equal);
         });
 
+    // The comparisons' generic and the fill of `true`, unread now.
     SmallVector<Value> operands(op->getOperands());
-    op->getResult(0).replaceAllUsesWith(tested.getResult(0));
-    op->erase();
-    for (Value operand : operands)
-      eraseIfDead(operand);
+    builder.replaceOp(op, tested.getResults());
+    eraseDeadProducers(builder, operands);
   }
   return matches.size();
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/ScaledOperands.h"
+#include "cuda-agent/Outline/DeadProducers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -15,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -95,19 +97,20 @@ unsigned cuda_agent::hoistOperandScales(Operation *root) {
       products.push_back(op);
   });
   unsigned moved = 0;
+  IRRewriter builder(root->getContext());
   for (linalg::LinalgOp product : products) {
+    auto resultType =
+        dyn_cast<RankedTensorType>(product->getResult(0).getType());
+    if (!resultType || !resultType.hasStaticShape())
+      continue;
     for (OpOperand *input : product.getDpsInputOperands()) {
       linalg::GenericOp scale = scaleRead(*input);
-      auto resultType =
-          dyn_cast<RankedTensorType>(product->getResult(0).getType());
-      if (!scale || !resultType || !resultType.hasStaticShape() ||
-          getElementTypeOrSelf(scale->getResult(0).getType()) !=
-              resultType.getElementType())
+      if (!scale || getElementTypeOrSelf(scale->getResult(0).getType()) !=
+                        resultType.getElementType())
         continue;
       // The operand read as it lies.
       scale->getResult(0).replaceAllUsesWith(scale.getDpsInputs()[0]);
       // The same scale over the product's result.
-      OpBuilder builder(product->getContext());
       builder.setInsertionPointAfter(product);
       Location loc = scale.getLoc();
       Value empty = tensor::EmptyOp::create(
@@ -123,9 +126,8 @@ unsigned cuda_agent::hoistOperandScales(Operation *root) {
       scale.getRegion().cloneInto(&scaled.getRegion(), mapping);
       product->getResult(0).replaceAllUsesExcept(scaled.getResult(0), scaled);
       Value init = scale.getDpsInits()[0];
-      scale->erase();
-      if (Operation *op = init.getDefiningOp(); op && op->use_empty())
-        op->erase();
+      builder.eraseOp(scale);
+      eraseDeadProducers(builder, init);
       ++moved;
     }
   }

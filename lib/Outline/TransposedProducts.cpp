@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/TransposedProducts.h"
+#include "cuda-agent/Outline/DeadProducers.h"
 #include "cuda-agent/Outline/DimensionRoles.h"
 #include "cuda-agent/Outline/Generalize.h"
 
@@ -147,8 +148,7 @@ unsigned cuda_agent::collapseBeforeTransposes(Operation *root) {
     rewriter.replaceOp(collapse, transposed);
     Value init = transpose.getInit();
     rewriter.eraseOp(transpose);
-    if (Operation *op = init.getDefiningOp(); op && op->use_empty())
-      rewriter.eraseOp(op);
+    eraseDeadProducers(rewriter, init);
     ++moved;
   }
   return moved;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/UnusedResults.h"
+#include "cuda-agent/Outline/DeadProducers.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
@@ -88,19 +89,7 @@ static linalg::GenericOp dropResults(linalg::GenericOp op,
     droppedInits.push_back(op.getDpsInits()[index]);
   rewriter.eraseOp(op);
   // The erased results' accumulators (a fill of an empty tensor), now dead.
-  SmallVector<Operation *> worklist;
-  for (Value init : droppedInits)
-    if (Operation *def = init.getDefiningOp())
-      worklist.push_back(def);
-  while (!worklist.empty()) {
-    Operation *def = worklist.pop_back_val();
-    if (!def->use_empty() || !wouldOpBeTriviallyDead(def))
-      continue;
-    for (Value operand : def->getOperands())
-      if (Operation *producer = operand.getDefiningOp())
-        worklist.push_back(producer);
-    rewriter.eraseOp(def);
-  }
+  eraseDeadProducers(rewriter, droppedInits);
   return generic;
 }
 
