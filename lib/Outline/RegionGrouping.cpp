@@ -520,6 +520,10 @@ BlockGrouper::run(DenseMap<Operation *, std::string> &reasons) {
   SmallVector<Group> groups;
   for (auto &entry : summaries)
     groups.push_back(std::move(entry.second));
+  if (options.fusion == FusionMode::Rows)
+    mergeAttentionChains(groups, [&](ArrayRef<Operation *> ops) {
+      return isConvex(ops);
+    });
   llvm::sort(groups, [&](const Group &x, const Group &y) {
     return position[x.ops.front()] < position[y.ops.front()];
   });

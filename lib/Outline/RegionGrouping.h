@@ -46,7 +46,20 @@ struct Group {
   SmallVector<Operation *> ops; // In block order.
   SmallVector<OpClass> rootClasses;
   SmallVector<std::string> rowSignatures; // Of reduction roots.
+  /// Two products with a softmax between (mergeAttentionChains).
+  bool attention = false;
 };
+
+/// The op of `group` of class `cls` when it is the group's only root.
+linalg::LinalgOp onlyRoot(const Group &group, OpClass cls);
+
+/// Merges each attention among `groups` (cuda-agent/Outline/
+/// AttentionChains.h: the group of a product, the group of a softmax over
+/// its rows and the group of a product that reads the softmax, with the
+/// reshapes between them) into one group, where `isConvex` holds for it and
+/// nothing reads its values but its output (AttentionChains.cpp).
+void mergeAttentionChains(SmallVectorImpl<Group> &groups,
+                          function_ref<bool(ArrayRef<Operation *>)> isConvex);
 
 class BlockGrouper {
 public:

@@ -64,6 +64,8 @@ StringRef cuda_agent::stringifyKernelKind(KernelKind kind) {
     return "contraction";
   case KernelKind::Convolution:
     return "convolution";
+  case KernelKind::Attention:
+    return "attention";
   case KernelKind::Mixed:
     return "mixed";
   }
@@ -231,6 +233,8 @@ void duplicateInitsPerUse(func::FuncOp func) {
 KernelKind kernelKind(const Group &group) {
   if (group.rootClasses.empty())
     return KernelKind::Elementwise;
+  if (group.attention)
+    return KernelKind::Attention;
   // A convolution dominates the reduction over its channels that joined
   // it (reducesChannels).
   if (group.rootClasses.size() == 2 &&

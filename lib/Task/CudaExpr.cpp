@@ -115,8 +115,9 @@ std::optional<std::string> cuda_agent::spellLiteral(Attribute attr) {
   if (auto i = dyn_cast<IntegerAttr>(attr)) {
     if (i.getType().isInteger(1))
       return std::string(i.getValue().isZero() ? "false" : "true");
-    return std::to_string(i.getValue().getSExtValue()) +
-           (i.getType().getIntOrFloatBitWidth() > 32 ? "LL" : "");
+    // An index is 64 bits (linalg.index reads as a long long).
+    bool wide = i.getType().isIndex() || i.getType().getIntOrFloatBitWidth() > 32;
+    return std::to_string(i.getValue().getSExtValue()) + (wide ? "LL" : "");
   }
   return std::nullopt;
 }

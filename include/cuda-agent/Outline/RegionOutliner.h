@@ -32,7 +32,14 @@ enum class FusionMode {
 };
 
 /// What dominates the work of a region.
-enum class KernelKind { Elementwise, Reduction, Contraction, Convolution, Mixed };
+enum class KernelKind {
+  Elementwise,
+  Reduction,
+  Contraction,
+  Convolution,
+  Attention, ///< two products with a softmax between (AttentionChains.h)
+  Mixed
+};
 
 /// Returns the spelling used in the `kind` field of `cuda_agent.region`.
 llvm::StringRef stringifyKernelKind(KernelKind kind);

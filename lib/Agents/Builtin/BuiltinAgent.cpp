@@ -41,7 +41,7 @@ ArrayRef<const Strategy *> cuda_agent::builtin::getStrategies() {
   // The order is the candidates' order: the specialized form of a class
   // before its general one.
   static const Strategy *const strategies[] = {
-      &getConvStrategy(),            &getMatmulStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
+      &getFlashAttentionStrategy(),  &getConvStrategy(),            &getMatmulStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
       &getScanChainStrategy(),       &getBlockScanStrategy(),       &getRowsClusterStrategy(),     &getRowsExchangeStrategy(),    &getRowsSplitStrategy(),       &getRowsStrategy(),
       &getRowsClusterStagedStrategy(), &getSerialReductionStrategy(),
   };
@@ -49,7 +49,8 @@ ArrayRef<const Strategy *> cuda_agent::builtin::getStrategies() {
 }
 
 bool cuda_agent::builtin::takesProducts(const Strategy &strategy) {
-  return &strategy == &getConvStrategy() || &strategy == &getMatmulStrategy();
+  return &strategy == &getFlashAttentionStrategy() ||
+         &strategy == &getConvStrategy() || &strategy == &getMatmulStrategy();
 }
 
 bool cuda_agent::builtin::readsRegionOps(const Strategy &strategy,

@@ -91,7 +91,7 @@ void lookThroughCopies(Value &operand, AffineMap &map) {
 FailureOr<Contraction>
 cuda_agent::builtin::analyzeContraction(const LinalgRegion &region,
                                         std::string &why) {
-  Contraction c;
+  linalg::GenericOp product;
   for (linalg::GenericOp g : region.generics) {
     if (!isReduction(g))
       continue;
@@ -99,20 +99,27 @@ cuda_agent::builtin::analyzeContraction(const LinalgRegion &region,
       why = "a convolution (the conv strategy's class)";
       return failure();
     }
-    if (!linalg::isaContractionOpInterface(g) || c.op) {
-      why = c.op ? "a reduction after the contraction in the same region (a "
-                   "softmax, logsumexp or sum over the product) is not "
-                   "written yet"
-                 : "a reduction before the contraction in the same region";
+    if (!linalg::isaContractionOpInterface(g) || product) {
+      why = product ? "a reduction after the contraction in the same region "
+                      "(a softmax, logsumexp or sum over the product) is not "
+                      "written yet"
+                    : "a reduction before the contraction in the same region";
       return failure();
     }
-    c.op = g;
+    product = g;
   }
-  if (!c.op) {
+  if (!product) {
     why = "no contraction";
     return failure();
   }
-  linalg::GenericOp g = c.op;
+  return analyzeContractionOp(product, why);
+}
+
+FailureOr<Contraction>
+cuda_agent::builtin::analyzeContractionOp(linalg::GenericOp g,
+                                          std::string &why) {
+  Contraction c;
+  c.op = g;
   if (g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1) {
     why = "a contraction with other than two operands and one result";
     return failure();

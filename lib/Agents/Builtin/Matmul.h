@@ -54,6 +54,11 @@ struct Contraction {
 FailureOr<Contraction> analyzeContraction(const LinalgRegion &region,
                                           std::string &why);
 
+/// Reads the contraction generic `g` (one of several in a region: an
+/// attention's two products), or says why the matmul kernels do not cover it.
+FailureOr<Contraction> analyzeContractionOp(linalg::GenericOp g,
+                                            std::string &why);
+
 /// Statements computing operand A (`isA`) or B at row (or column) `m` and
 /// reduced index `k` (C expressions), through the region's producers; the
 /// value's name goes to `value`.

@@ -129,6 +129,7 @@ bool readsRegionOps(const Strategy &strategy, const LinalgRegion &region,
 
 /// The strategies, one per file.
 const Strategy &getConvStrategy();
+const Strategy &getFlashAttentionStrategy();
 const Strategy &getMatmulStrategy();
 const Strategy &getTransposeStrategy();
 const Strategy &getElementwiseStrategy();

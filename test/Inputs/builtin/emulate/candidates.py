@@ -6,13 +6,19 @@ import re
 import tempfile
 
 
+# The PTX helpers of the TF32 kernels, replaced by cuda_on_cpu.h's.
+HELPER = re.compile(r"(template <int N> )?__device__ __forceinline__ \w+ (ca_cp_async\w*|ca_tf32|ca_mma_tf32)\(.*?\n\}\n", re.S)
+
+
 def host_source(source):
     """A candidate's kernel.cu for the host compiler: no CUDA headers, the
+    TF32 kernels' PTX helpers left to cuda_on_cpu.h's, the
     read-once vector load (PTX) a plain read, dynamic shared memory a static
     array, and the rows-exchange helpers (PTX) left to cuda_on_cpu.h's; a
     kernel that has them runs 16 blocks at a time (CA_RESIDENT_BLOCKS,
     defined first), each waiting for its row's others."""
     source = re.sub(r"#include <cuda_\w+\.h>\n", "", source)
+    source = HELPER.sub("", source)
     stream = re.compile(r"(ca_load_stream\(const ca_vec<T, N> \*p\) \{\n).*?\n\}\n", re.S)
     source = stream.sub(lambda m: m.group(1) + "  return *p;\n}\n", source)
     # Dynamic shared memory: a static array of the most a block may have.

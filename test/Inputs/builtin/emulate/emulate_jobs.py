@@ -13,7 +13,7 @@ host loops, translated and built by CLANG into a shared library, and run on
 seeded inputs in [-1, 1] (with --ties-and-nans: multiples of 1/4, so many
 equal values and signed zeros, and one element in 50 a NaN); each candidate named PREFIX* (default: the
 memory-bound strategies' flat-, tile-, scan-, rows-, split, sliced-, serial-
-and fold- kernels) has its kernel.cu compiled by CLANG for the host with
+and fold- kernels, and the attention's flash- kernels) has its kernel.cu compiled by CLANG for the host with
 cuda_on_cpu.h (threads as std::threads, a block at a time; the read-once
 vector load a plain one) and its plan's launches run in order over a
 workspace that is NaN until written. A float output is off when it differs
@@ -37,7 +37,7 @@ from candidates import check, host_source
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_PREFIXES = ("flat-", "tile", "scan-", "rows-", "split", "sliced-", "serial-", "fold-",
-                    "arg-extreme-")
+                    "arg-extreme-", "flash-")
 # The output element types the harness moves: numpy's, C's, and the value an
 # output starts at (a NaN, an integer's least value: an element never written
 # shows).

@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 
-from candidates import check
+from candidates import HELPER, check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -57,8 +57,6 @@ CASES = {
 }
 # Output layouts other than [bt][m][n].
 OUT_AT = {"batched_transposed_result": "((bt * N + n) * M + m)"}
-# The PTX helpers of the TF32 kernels, replaced by cuda_on_cpu.h's.
-HELPER = re.compile(r"(template <int N> )?__device__ __forceinline__ \w+ (ca_cp_async\w*|ca_tf32|ca_mma_tf32)\(.*?\n\}\n", re.S)
 SMEM = re.compile(r"extern __shared__ __align__\(16\) float (\w+)\[\];")
 MMA = re.compile(r'asm volatile\("mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.(\w+)\.\w+\.f32[^;]*;\\n"[^;]*;', re.S)
 
