@@ -41,7 +41,7 @@ ArrayRef<const Strategy *> cuda_agent::builtin::getStrategies() {
   // The order is the candidates' order: the specialized form of a class
   // before its general one.
   static const Strategy *const strategies[] = {
-      &getFlashAttentionStrategy(),  &getConvStrategy(),            &getMatmulStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
+      &getConvStrategy(),            &getMatmulStrategy(),          &getFlashAttentionStrategy(),          &getTransposeStrategy(),       &getElementwiseStrategy(),
       &getScanChainStrategy(),       &getBlockScanStrategy(),       &getRowsClusterStrategy(),     &getRowsExchangeStrategy(),    &getRowsSplitStrategy(),       &getRowsStrategy(),
       &getRowsClusterStagedStrategy(), &getSerialReductionStrategy(),
   };

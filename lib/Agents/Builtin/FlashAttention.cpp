@@ -45,19 +45,23 @@ using namespace mlir::cuda_agent::builtin;
 
 namespace {
 
-/// A block's queries, its warps (16 query rows each) and the keys a step
-/// streams.
-constexpr int kQueries = 64;
-constexpr int kWarps = 4;
+/// The keys a step streams.
 constexpr int kKeys = 64;
+
+/// A flash kernel's shape: `warps` warps a block, 16 queries each, and
+/// whether its tiles are read four floats a load where they can be.
+struct FlashTiling {
+  int warps;
+  bool vectorLoads;
+  int queries() const { return 16 * warps; }
+  int threads() const { return 32 * warps; }
+};
 
 /// An attention region read from its ops.
 struct Attention {
   Contraction scores, output;
-  /// The max reductions of X (the softmax's, a guard's), the sum of E.
-  SmallVector<Value> maxima;
-  linalg::GenericOp max, sum;
-  Value x, e, probabilities;
+  AttentionSoftmax softmax;
+  Value probabilities;
   /// The reshape between the scores and X, and between P and the second
   /// product's operand, where there are.
   Operation *scoreView = nullptr, *probabilityView = nullptr;
@@ -94,140 +98,6 @@ SmallVector<std::string> expandedIndices(Operation *view,
   return out;
 }
 
-/// Whether `v` is a float constant zero.
-bool isZero(Value v) {
-  auto cst = v.getDefiningOp<arith::ConstantOp>();
-  auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
-  return f && f.getValue().isZero();
-}
-
-/// Whether `e` is exp(x - max): one generic that subtracts and
-/// exponentiates, or an exponential of a generic that subtracts, with x read
-/// at the element and `max` (a row value) read by the subtraction.
-bool isExpOfDifference(Value e, Value x, Value max) {
-  auto exp = e.getDefiningOp<linalg::GenericOp>();
-  if (!exp || isReduction(exp) || exp.getNumResults() != 1)
-    return false;
-  Block &body = exp.getRegion().front();
-  auto expOp = dyn_cast_or_null<math::ExpOp>(
-      body.getTerminator()->getOperand(0).getDefiningOp());
-  if (!expOp)
-    return false;
-  auto inputOf = [](linalg::GenericOp g, Value arg) -> OpOperand * {
-    auto blockArg = dyn_cast<BlockArgument>(arg);
-    if (!blockArg || blockArg.getOwner() != &g.getRegion().front() ||
-        blockArg.getArgNumber() >= g.getNumDpsInputs())
-      return nullptr;
-    return g.getDpsInputOperand(blockArg.getArgNumber());
-  };
-  auto isDifference = [&](linalg::GenericOp g, arith::SubFOp sub) {
-    OpOperand *lhs = inputOf(g, sub.getLhs()), *rhs = inputOf(g, sub.getRhs());
-    return lhs && rhs && lhs->get() == x &&
-           g.getMatchingIndexingMap(lhs).isIdentity() && rhs->get() == max;
-  };
-  // One generic: exp(x - max).
-  if (auto sub = expOp.getOperand().getDefiningOp<arith::SubFOp>())
-    return sub->getBlock() == &body && isDifference(exp, sub);
-  // exp of a generic's x - max.
-  OpOperand *d = inputOf(exp, expOp.getOperand());
-  if (!d || !exp.getMatchingIndexingMap(d).isIdentity())
-    return false;
-  auto diff = d->get().getDefiningOp<linalg::GenericOp>();
-  if (!diff || isReduction(diff) || diff.getNumResults() != 1)
-    return false;
-  auto sub = diff.getRegion().front().getTerminator()->getOperand(0)
-                 .getDefiningOp<arith::SubFOp>();
-  return sub && isDifference(diff, sub);
-}
-
-/// Whether every tensor the generics from `e` to `p` compute is linear in
-/// `e` with values that do not vary along the keys (loop dimension `key` of
-/// those generics): products and quotients by such values, negations, sums
-/// of two such tensors and selects between them and zero. Then P's ops
-/// applied to a sum of E's values give the sum of P's.
-bool isLinearIn(Value p, Value e, unsigned key, std::string &why) {
-  llvm::DenseMap<Value, bool> memo;
-  std::function<bool(Value)> dependsOnE = [&](Value v) -> bool {
-    if (v == e)
-      return true;
-    auto it = memo.find(v);
-    if (it != memo.end())
-      return it->second;
-    // A reduction's values per row are known where P is computed.
-    auto g = v.getDefiningOp<linalg::GenericOp>();
-    bool depends = g && !isReduction(g) &&
-                   llvm::any_of(g.getDpsInputs(), dependsOnE);
-    memo[v] = depends;
-    return depends;
-  };
-  llvm::SmallPtrSet<Operation *, 8> checked;
-  std::function<bool(Value)> linear = [&](Value v) -> bool {
-    if (v == e)
-      return true;
-    auto g = v.getDefiningOp<linalg::GenericOp>();
-    if (!g || isReduction(g) || g.getNumResults() != 1) {
-      why = "the probabilities are not elementwise ops of exp(x - max)";
-      return false;
-    }
-    if (!checked.insert(g).second)
-      return true;
-    Block &body = g.getRegion().front();
-    llvm::DenseSet<Value> dep;
-    for (OpOperand *in : g.getDpsInputOperands()) {
-      Value arg = body.getArgument(in->getOperandNumber());
-      if (dependsOnE(in->get())) {
-        if (!linear(in->get()))
-          return false;
-        dep.insert(arg);
-      } else if (g.getMatchingIndexingMap(in).isFunctionOfDim(key)) {
-        why = "the probabilities read a tensor that varies along the keys "
-              "besides exp(x - max)";
-        return false;
-      }
-    }
-    if (!body.getArgument(g.getNumDpsInputs()).use_empty()) {
-      why = "an elementwise op of the probabilities reads its init";
-      return false;
-    }
-    auto zeroOrDep = [&](Value x) { return dep.contains(x) || isZero(x); };
-    for (Operation &op : body.without_terminator()) {
-      bool any = llvm::any_of(op.getOperands(),
-                              [&](Value x) { return dep.contains(x); });
-      if (!any)
-        continue;
-      bool ok = false;
-      if (isa<arith::MulFOp>(op))
-        ok = dep.contains(op.getOperand(0)) != dep.contains(op.getOperand(1));
-      else if (isa<arith::DivFOp>(op))
-        ok = dep.contains(op.getOperand(0)) && !dep.contains(op.getOperand(1));
-      else if (isa<arith::NegFOp>(op))
-        ok = true;
-      else if (isa<arith::AddFOp, arith::SubFOp>(op))
-        ok = dep.contains(op.getOperand(0)) && dep.contains(op.getOperand(1));
-      else if (auto select = dyn_cast<arith::SelectOp>(op))
-        ok = !dep.contains(select.getCondition()) &&
-             zeroOrDep(select.getTrueValue()) &&
-             zeroOrDep(select.getFalseValue());
-      if (!ok) {
-        why = "the probabilities are not linear in exp(x - max) ('" +
-              op.getName().getStringRef().str() + "')";
-        return false;
-      }
-      dep.insert(op.getResult(0));
-    }
-    if (!zeroOrDep(body.getTerminator()->getOperand(0))) {
-      why = "the probabilities are not linear in exp(x - max)";
-      return false;
-    }
-    return true;
-  };
-  if (!dependsOnE(p)) {
-    why = "the probabilities do not read exp(x - max)";
-    return false;
-  }
-  return linear(p);
-}
-
 /// Reads the region as an attention, or says why it is not one the kernel
 /// covers.
 FailureOr<Attention> analyzeAttention(const LinalgRegion &region,
@@ -243,7 +113,7 @@ FailureOr<Attention> analyzeAttention(const LinalgRegion &region,
       reductions.push_back(g);
   }
   if (products.size() != 2) {
-    why = "not two products";
+    why.clear(); // another strategy's class
     return failure();
   }
   FailureOr<Contraction> scores = analyzeContractionOp(products[0], why);
@@ -281,46 +151,6 @@ FailureOr<Attention> analyzeAttention(const LinalgRegion &region,
     why = "a product that does not start from one value";
     return failure();
   }
-  // The softmax: max reductions of one X, one sum of exp(X - max).
-  for (linalg::GenericOp r : reductions) {
-    if (r.getNumDpsInputs() != 1 || r.getNumResults() != 1 ||
-        r.getNumReductionLoops() != 1 ||
-        !linalg::isReductionIterator(r.getIteratorTypesArray().back()) ||
-        !r.getMatchingIndexingMap(r.getDpsInputOperand(0)).isIdentity()) {
-      why = "a reduction that is not over the keys of one tensor";
-      return failure();
-    }
-    Block &body = r.getRegion().front();
-    FailureOr<Combiner> combiner =
-        findCombiner(body, body.getArgument(1), why);
-    if (failed(combiner))
-      return failure();
-    if (isa<arith::MaximumFOp>(combiner->op)) {
-      if (a.x && a.x != r.getDpsInputs()[0]) {
-        why = "maxima of two tensors";
-        return failure();
-      }
-      a.x = r.getDpsInputs()[0];
-      a.maxima.push_back(r.getResult(0));
-      if (!a.max)
-        a.max = r;
-    } else if (isa<arith::AddFOp>(combiner->op) && !a.sum) {
-      a.sum = r;
-    } else {
-      why = "a reduction other than the softmax's max and sum";
-      return failure();
-    }
-  }
-  if (!a.max || !a.sum) {
-    why = "no softmax (a max and a sum over the keys)";
-    return failure();
-  }
-  a.e = a.sum.getDpsInputs()[0];
-  if (!llvm::any_of(a.maxima,
-                    [&](Value m) { return isExpOfDifference(a.e, a.x, m); })) {
-    why = "the sum is not of exp(x - max)";
-    return failure();
-  }
   // The reshapes: the scores' expansion and the probabilities' collapse.
   for (Operation *view : region.views) {
     if (isa<tensor::ExpandShapeOp>(view) && !a.scoreView)
@@ -352,13 +182,16 @@ FailureOr<Attention> analyzeAttention(const LinalgRegion &region,
           "scores' element";
     return failure();
   }
-  if (shapeOf(a.x) != shapeOf(a.probabilities) ||
-      a.rowIndices.size() != shapeOf(a.x).size()) {
+  FailureOr<AttentionSoftmax> softmax =
+      analyzeAttentionSoftmax(reductions, a.probabilities, why);
+  if (failed(softmax))
+    return failure();
+  a.softmax = *softmax;
+  if (shapeOf(a.softmax.x) != shapeOf(a.probabilities) ||
+      a.rowIndices.size() != shapeOf(a.softmax.x).size()) {
     why = "the softmax is not over the scores";
     return failure();
   }
-  if (!isLinearIn(a.probabilities, a.e, shapeOf(a.x).size() - 1, why))
-    return failure();
   if (region.outputs.size() != 1) {
     why = "an attention region with more than one output";
     return failure();
@@ -384,7 +217,7 @@ FailureOr<std::string> writeScoreValue(const LinalgRegion &region,
       return failure();
     eval.knownAt[a.scoreView->getResult(0)] = {a.rowIndices, *source};
   }
-  FailureOr<std::string> value = eval.valueAt(a.x, a.rowIndices, why);
+  FailureOr<std::string> value = eval.valueAt(a.softmax.x, a.rowIndices, why);
   if (failed(value))
     return failure();
   x = *value;
@@ -400,10 +233,10 @@ FailureOr<std::string> writeOutputValue(const LinalgRegion &region,
   std::string body;
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
-  for (Value m : a.maxima)
-    eval.known[m] = "m";
-  eval.known[linalg::GenericOp(a.sum).getResult(0)] = "l";
-  eval.knownAt[a.e] = {a.rowIndices, "acc"};
+  for (linalg::GenericOp max : a.softmax.maxima)
+    eval.known[max.getResult(0)] = "m";
+  eval.known[linalg::GenericOp(a.softmax.sum).getResult(0)] = "l";
+  eval.knownAt[a.softmax.e] = {a.rowIndices, "acc"};
   FailureOr<std::string> p = eval.valueAt(a.probabilities, a.rowIndices, why);
   if (failed(p))
     return failure();
@@ -422,19 +255,60 @@ FailureOr<std::string> writeOutputValue(const LinalgRegion &region,
 }
 
 /// The loop filling a shared tile of `rows` x `cols` floats (stride `ld`)
-/// with an operand's values: `row0` + row < `extent` else zero.
-std::string tileLoad(StringRef tile, int rows, int64_t cols, int ld,
-                     StringRef row0, int64_t extent, StringRef statements,
-                     StringRef value) {
-  return llvm::formatv("  for (int e = tid; e < {0}; e += {1}) {{\n"
-                       "    const int rr = e / {2}, cc = e % {2};\n"
-                       "    const long long r = {3} + rr, k = cc;\n"
-                       "    float x = 0.0f;\n"
-                       "    if (r < {4}LL) {{\n{5}      x = {6};\n    }\n"
-                       "    {7}[rr * {8} + cc] = x;\n  }\n",
-                       rows * cols, kWarps * 32, cols, row0, extent,
-                       statements, value, tile, ld)
-      .str();
+/// with operand A (`isA`) or B of `c`: tile row rr is the operand's row (or
+/// column) r = `row0` + rr and tile column cc its reduced index k = cc, or,
+/// with `reducedRows`, rr is k = `row0` + rr and cc is r; rows past
+/// `extent` are zeros. Four columns a load where the operand is a region
+/// input whose innermost index is the tile's column and whose rows are
+/// whole 16-byte vectors; through the region's producers one element at a
+/// time otherwise.
+FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
+                                     const Contraction &c, bool isA,
+                                     bool reducedRows, StringRef tile,
+                                     int rows, int64_t cols, int ld,
+                                     StringRef row0, int64_t extent,
+                                     const FlashTiling &t, unsigned &counter,
+                                     std::string &why) {
+  StringRef rowVar = reducedRows ? "k" : "r", colVar = reducedRows ? "r" : "k";
+  Value operand = isA ? c.a : c.b;
+  AffineMap map = isA ? c.mapA : c.mapB;
+  unsigned colDim = reducedRows ? (isA ? c.m : c.n) : c.k;
+  auto arg = dyn_cast<BlockArgument>(operand);
+  bool vector = t.vectorLoads && arg && !region.pads.count(operand) &&
+                elementOf(operand).isF32() &&
+                c.isInnermost(operand, map, colDim) &&
+                shapeOf(operand).back() % 4 == 0;
+  int width = vector ? 4 : 1;
+  std::string text = llvm::formatv(
+      "  for (int e = tid; e < {0}; e += {1}) {{\n"
+      "    const int rr = e / {2}, cc = e % {2} * {3};\n"
+      "    const long long {4} = {5} + rr, {6} = cc;\n",
+      rows * cols / width, t.threads(), cols / width, width, rowVar, row0,
+      colVar).str();
+  if (vector) {
+    FailureOr<SmallVector<std::string>> idx = c.tileOperandIndices(isA, why);
+    if (failed(idx))
+      return failure();
+    text += llvm::formatv(
+        "    float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n"
+        "    if ({0} < {1}LL)\n"
+        "      x = *reinterpret_cast<const float4 *>(in{2} + {3});\n"
+        "    *reinterpret_cast<float4 *>({4} + rr * {5} + cc) = x;\n  }\n",
+        rowVar, extent, arg.getArgNumber(),
+        linearize(*idx, shapeOf(operand)), tile, ld).str();
+    return text;
+  }
+  std::string value;
+  FailureOr<std::string> statements =
+      writeOperandValue(region, c, isA, "r", "k", counter, value, why);
+  if (failed(statements))
+    return failure();
+  text += llvm::formatv("    float x = 0.0f;\n"
+                        "    if ({0} < {1}LL) {{\n{2}      x = {3};\n    }\n"
+                        "    {4}[rr * {5} + cc] = x;\n  }\n",
+                        rowVar, extent, *statements, value, tile, ld)
+              .str();
+  return text;
 }
 
 /// The 3xTF32 products of one warp's 16 rows: the A fragment's four values
@@ -468,21 +342,24 @@ std::string tf32Step(StringRef aValues, int tiles, StringRef bRead,
 }
 
 FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
-                                       const Attention &a, std::string &why) {
+                                       const Attention &a, const FlashTiling &t,
+                                       std::string &why) {
   const Contraction &s = a.scores, &o = a.output;
   int64_t dk = s.K, dv = o.N, queries = s.M, keys = s.N;
   int ldk = int(dk) + 4, ldv = int(dv) + 4;
   int vTiles = int(dv / 8);
   unsigned counter = 0;
-  std::string qValue, kValue, vValue, x;
+  std::string x;
   FailureOr<std::string> qLoad =
-      writeOperandValue(region, s, true, "r", "k", counter, qValue, why);
-  FailureOr<std::string> kLoad =
-      writeOperandValue(region, s, false, "r", "k", counter, kValue, why);
-  // V's tile is [key][d]: the loader's row r is the key (the second
-  // product's reduced index), its column k the output column.
-  FailureOr<std::string> vLoad =
-      writeOperandValue(region, o, false, "k", "r", counter, vValue, why);
+      writeTileLoad(region, s, true, false, "Qs", t.queries(), dk, ldk, "m0",
+                    queries, t, counter, why);
+  FailureOr<std::string> kLoad = writeTileLoad(
+      region, s, false, false, "Ks", kKeys, dk, ldk, "n0", keys, t, counter,
+      why);
+  // V's tile is [key][d]: its rows are the second product's reduced index.
+  FailureOr<std::string> vLoad = writeTileLoad(
+      region, o, false, true, "Vs", kKeys, dv, ldv, "n0", keys, t, counter,
+      why);
   if (failed(qLoad) || failed(kLoad) || failed(vLoad))
     return failure();
   FailureOr<std::string> score =
@@ -492,13 +369,14 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
   FailureOr<std::string> store = writeOutputValue(region, a, counter, why);
   if (failed(store))
     return failure();
-  Block &maxBody = linalg::GenericOp(a.max).getRegion().front();
+  Block &maxBody =
+      linalg::GenericOp(a.softmax.maxima.front()).getRegion().front();
   FailureOr<Combiner> maxOf = findCombiner(maxBody, maxBody.getArgument(1), why);
   if (failed(maxOf))
     return failure();
 
   std::string src = getPrelude().str() + getTf32Helpers().str() + "\n" +
-                    kernelSignature(region, "attention", kWarps * 32) + " {\n";
+                    kernelSignature(region, "attention", t.threads()) + " {\n";
   src += llvm::formatv(
              "  extern __shared__ __align__(16) unsigned char ca_smem[];\n"
              "  float *const Qs = reinterpret_cast<float *>(ca_smem);\n"
@@ -509,11 +387,10 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
              "  const int g = lane / 4, tig = lane % 4;\n"
              "  const long long m0 = (long long)blockIdx.x * {0};\n"
              "  const float ninf = {3};\n",
-             kQueries, ldk, kKeys, maxOf->identity)
+             t.queries(), ldk, kKeys, maxOf->identity)
              .str();
   src += s.batchIndices();
-  src += "  // The block's queries.\n" +
-         tileLoad("Qs", kQueries, dk, ldk, "m0", queries, *qLoad, qValue);
+  src += "  // The block's queries.\n" + *qLoad;
   src += llvm::formatv(
              "  float mRow[2] = {{ninf, ninf}, lRow[2] = {{0.0f, "
              "0.0f};\n"
@@ -536,8 +413,7 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
         out += "  " + line.str() + "\n";
     return out;
   };
-  src += indent(tileLoad("Ks", kKeys, dk, ldk, "n0", keys, *kLoad, kValue));
-  src += indent(tileLoad("Vs", kKeys, dv, ldv, "n0", keys, *vLoad, vValue));
+  src += indent(*kLoad) + indent(*vLoad);
   src += "    __syncthreads();\n";
   // The warp's scores: 16 query rows x the step's 64 keys.
   src += llvm::formatv("    float sc[{0}][4];\n"
@@ -662,13 +538,15 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
              .str();
   src += indent(indent(*store));
   src += "    }\n}\n";
-  int64_t shared = int64_t(sizeof(float)) * (kQueries * ldk + kKeys * ldk +
-                                             kKeys * ldv);
-  Variant variant{"flash-3xtf32-q64-k64",
+  int64_t shared = int64_t(sizeof(float)) *
+                   (t.queries() * ldk + kKeys * ldk + kKeys * ldv);
+  Variant variant{llvm::formatv("flash-3xtf32-q{0}-k{1}{2}", t.queries(),
+                                kKeys, t.vectorLoads ? "-v4" : "")
+                      .str(),
                   std::move(src),
                   {{"attention",
-                    {(queries + kQueries - 1) / kQueries, 1, s.batches},
-                    {kWarps * 32, 1, 1},
+                    {(queries + t.queries() - 1) / t.queries(), 1, s.batches},
+                    {t.threads(), 1, 1},
                     shared}},
                   0};
   return variant;
@@ -697,7 +575,11 @@ public:
       list.add(failure(), reason);
       return;
     }
-    list.add(writeFlashAttention(region, *a, reason), reason);
+    // Tiles read four floats a load first; 128 queries a block read each
+    // key and value tile for twice the queries.
+    for (FlashTiling t : {FlashTiling{4, true}, FlashTiling{8, true},
+                          FlashTiling{4, false}})
+      list.add(writeFlashAttention(region, *a, t, reason), reason);
   }
 };
 

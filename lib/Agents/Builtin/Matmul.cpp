@@ -99,6 +99,11 @@ cuda_agent::builtin::analyzeContraction(const LinalgRegion &region,
       why = "a convolution (the conv strategy's class)";
       return failure();
     }
+    // Two products: an attention (the flash-attention strategy's class).
+    if (product && linalg::isaContractionOpInterface(g)) {
+      why.clear();
+      return failure();
+    }
     if (!linalg::isaContractionOpInterface(g) || product) {
       why = product ? "a reduction after the contraction in the same region "
                       "(a softmax, logsumexp or sum over the product) is not "
