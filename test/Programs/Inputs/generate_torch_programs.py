@@ -354,6 +354,19 @@ class Attention(nn.Module):
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=self.causal)
 
 
+class MultiheadAttention(nn.Module):
+    """nn.MultiheadAttention (batch first, 4 heads, self-attention): the input
+    projection, the heads split by reshapes and transposes, the attention (one region of
+    kind `attention`), the heads merged and the output projection."""
+
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(32, 4, batch_first=True)
+
+    def forward(self, x):
+        return self.attention(x, x, x, need_weights=False)[0]
+
+
 class GemmGroupNormSwish(nn.Module):
     """KernelBench level 2's Gemm + GroupNorm + Swish + Multiply + Swish."""
 
@@ -453,6 +466,7 @@ PROGRAMS = {
                          False),
     "attention-masked": (Attention, [(2, 4, 16, 8)] * 3 + [Mask((2, 4, 16, 16))],
                          torch.float32, False),
+    "multihead-attention": (MultiheadAttention, [(2, 16, 32)], torch.float32, False),
     "gemm-groupnorm-swish": (GemmGroupNormSwish, [(8, 32)], torch.float32, False),
     "convtranspose-pool-mean-tanh": (ConvTransposePoolMeanTanh, [(2, 4, 6, 6)], torch.float32,
                                      False),
