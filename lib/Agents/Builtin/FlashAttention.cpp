@@ -50,9 +50,13 @@ constexpr int kKeys = 64;
 
 /// A flash kernel's shape: `warps` warps a block, 16 queries each, and
 /// whether its tiles are read four floats a load where they can be.
+/// With `stages` 2, the key and value tiles of the next step are copied
+/// by cp.async into a second buffer while the block computes the current
+/// one (region inputs read as they are only).
 struct FlashTiling {
   int warps;
   bool vectorLoads;
+  int stages = 1;
   int queries() const { return 16 * warps; }
   int threads() const { return 32 * warps; }
 };
@@ -268,7 +272,7 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
                                      int rows, int64_t cols, int ld,
                                      StringRef row0, int64_t extent,
                                      const FlashTiling &t, unsigned &counter,
-                                     std::string &why) {
+                                     std::string &why, bool async = false) {
   StringRef rowVar = reducedRows ? "k" : "r", colVar = reducedRows ? "r" : "k";
   Value operand = isA ? c.a : c.b;
   AffineMap map = isA ? c.mapA : c.mapB;
@@ -278,6 +282,11 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
                 elementOf(operand).isF32() &&
                 c.isInnermost(operand, map, colDim) &&
                 shapeOf(operand).back() % 4 == 0;
+  if (async && !vector) {
+    why = "a tile that cp.async cannot copy as it lies (computed, or rows "
+          "that are not whole 16-byte vectors)";
+    return failure();
+  }
   int width = vector ? 4 : 1;
   std::string text = llvm::formatv(
       "  for (int e = tid; e < {0}; e += {1}) {{\n"
@@ -289,6 +298,14 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
     FailureOr<SmallVector<std::string>> idx = c.tileOperandIndices(isA, why);
     if (failed(idx))
       return failure();
+    if (async)
+      return text + llvm::formatv(
+                        "    const bool full = {0} < {1}LL;\n"
+                        "    ca_cp_async16({2} + rr * {3} + cc, full ? in{4} + "
+                        "{5} : in{4}, full);\n  }\n",
+                        rowVar, extent, tile, ld, arg.getArgNumber(),
+                        linearize(*idx, shapeOf(operand)))
+                        .str();
     text += llvm::formatv(
         "    float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n"
         "    if ({0} < {1}LL)\n"
@@ -353,13 +370,17 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
   FailureOr<std::string> qLoad =
       writeTileLoad(region, s, true, false, "Qs", t.queries(), dk, ldk, "m0",
                     queries, t, counter, why);
-  FailureOr<std::string> kLoad = writeTileLoad(
-      region, s, false, false, "Ks", kKeys, dk, ldk, "n0", keys, t, counter,
-      why);
+  // Two stages: the tiles of the step at `nNext` into buffer `next`.
+  bool async = t.stages == 2;
+  StringRef kTile = async ? "Kb[next]" : "Ks", vTile = async ? "Vb[next]" : "Vs";
+  StringRef keyRow = async ? "nNext" : "n0";
+  FailureOr<std::string> kLoad =
+      writeTileLoad(region, s, false, false, kTile, kKeys, dk, ldk, keyRow,
+                    keys, t, counter, why, async);
   // V's tile is [key][d]: its rows are the second product's reduced index.
-  FailureOr<std::string> vLoad = writeTileLoad(
-      region, o, false, true, "Vs", kKeys, dv, ldv, "n0", keys, t, counter,
-      why);
+  FailureOr<std::string> vLoad =
+      writeTileLoad(region, o, false, true, vTile, kKeys, dv, ldv, keyRow,
+                    keys, t, counter, why, async);
   if (failed(qLoad) || failed(kLoad) || failed(vLoad))
     return failure();
   FailureOr<std::string> score =
@@ -380,15 +401,26 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
   src += llvm::formatv(
              "  extern __shared__ __align__(16) unsigned char ca_smem[];\n"
              "  float *const Qs = reinterpret_cast<float *>(ca_smem);\n"
-             "  float *const Ks = Qs + {0} * {1};\n"
-             "  float *const Vs = Ks + {2} * {1};\n"
              "  const int tid = threadIdx.x, lane = tid % 32, warp = tid / "
              "32;\n"
              "  const int g = lane / 4, tig = lane % 4;\n"
              "  const long long m0 = (long long)blockIdx.x * {0};\n"
-             "  const float ninf = {3};\n",
-             t.queries(), ldk, kKeys, maxOf->identity)
+             "  const float ninf = {1};\n",
+             t.queries(), maxOf->identity)
              .str();
+  int64_t kFloats = kKeys * ldk, vFloats = kKeys * ldv;
+  if (async)
+    src += llvm::formatv("  float *const Kb[2] = {{Qs + {0}, Qs + {1}};\n"
+                         "  float *const Vb[2] = {{Qs + {2}, Qs + {3}};\n",
+                         t.queries() * ldk, t.queries() * ldk + kFloats,
+                         t.queries() * ldk + 2 * kFloats,
+                         t.queries() * ldk + 2 * kFloats + vFloats)
+               .str();
+  else
+    src += llvm::formatv("  float *const Ks = Qs + {0};\n"
+                         "  float *const Vs = Ks + {1};\n",
+                         t.queries() * ldk, kFloats)
+               .str();
   src += s.batchIndices();
   src += "  // The block's queries.\n" + *qLoad;
   src += llvm::formatv(
@@ -399,10 +431,8 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
              "  for (int j = 0; j < {0}; ++j)\n"
              "#pragma unroll\n"
              "    for (int q = 0; q < 4; ++q)\n"
-             "      out[j][q] = 0.0f;\n"
-             "  for (long long n0 = 0; n0 < {1}LL; n0 += {2}) {{\n"
-             "    __syncthreads();\n",
-             vTiles, keys, kKeys)
+             "      out[j][q] = 0.0f;\n",
+             vTiles)
              .str();
   auto indent = [](StringRef text) {
     std::string out;
@@ -413,8 +443,33 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
         out += "  " + line.str() + "\n";
     return out;
   };
-  src += indent(*kLoad) + indent(*vLoad);
-  src += "    __syncthreads();\n";
+  int64_t steps = (keys + kKeys - 1) / kKeys;
+  if (async) {
+    // The first step's tiles, then each step copies the next one's while
+    // it computes; a barrier after each step frees its buffer.
+    src += "  {\n    const int next = 0;\n    const long long nNext = 0;\n" +
+           indent(*kLoad) + indent(*vLoad) +
+           "  }\n  ca_cp_async_commit();\n";
+    src += llvm::formatv(
+               "  for (int step = 0; step < {0}; ++step) {{\n"
+               "    const long long n0 = (long long)step * {1};\n"
+               "    if (step + 1 < {0}) {{\n"
+               "      const int next = (step + 1) % 2;\n"
+               "      const long long nNext = n0 + {1};\n",
+               steps, kKeys)
+               .str() +
+           indent(indent(*kLoad)) + indent(indent(*vLoad)) +
+           "    }\n    ca_cp_async_commit();\n"
+           "    ca_cp_async_wait<1>();\n    __syncthreads();\n"
+           "    const float *const Ks = Kb[step % 2];\n"
+           "    const float *const Vs = Vb[step % 2];\n";
+  } else {
+    src += llvm::formatv("  for (long long n0 = 0; n0 < {0}LL; n0 += {1}) {{\n"
+                         "    __syncthreads();\n",
+                         keys, kKeys)
+               .str() +
+           indent(*kLoad) + indent(*vLoad) + "    __syncthreads();\n";
+  }
   // The warp's scores: 16 query rows x the step's 64 keys.
   src += llvm::formatv("    float sc[{0}][4];\n"
                        "#pragma unroll\n"
@@ -513,10 +568,10 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
                        "#pragma unroll\n"
                        "      for (int q = 0; q < 4; ++q)\n"
                        "        out[j][q] = out[j][q] * alpha[q / 2] + "
-                       "part[j][q];\n"
-                       "  }\n",
+                       "part[j][q];\n",
                        vTiles)
              .str();
+  src += async ? "    __syncthreads();\n  }\n" : "  }\n";
   // The rows' sums over their quad of threads, then the outputs.
   src += llvm::formatv(
              "#pragma unroll\n"
@@ -539,9 +594,10 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
   src += indent(indent(*store));
   src += "    }\n}\n";
   int64_t shared = int64_t(sizeof(float)) *
-                   (t.queries() * ldk + kKeys * ldk + kKeys * ldv);
-  Variant variant{llvm::formatv("flash-3xtf32-q{0}-k{1}{2}", t.queries(),
-                                kKeys, t.vectorLoads ? "-v4" : "")
+                   (t.queries() * ldk + t.stages * (kFloats + vFloats));
+  Variant variant{llvm::formatv("flash-3xtf32-q{0}-k{1}{2}{3}", t.queries(),
+                                kKeys, t.vectorLoads ? "-v4" : "",
+                                async ? "-s2" : "")
                       .str(),
                   std::move(src),
                   {{"attention",
@@ -577,7 +633,8 @@ public:
     }
     // Tiles read four floats a load first; 128 queries a block read each
     // key and value tile for twice the queries.
-    for (FlashTiling t : {FlashTiling{4, true}, FlashTiling{8, true},
+    for (FlashTiling t : {FlashTiling{4, true}, FlashTiling{4, true, 2},
+                          FlashTiling{8, true}, FlashTiling{8, true, 2},
                           FlashTiling{4, false}})
       list.add(writeFlashAttention(region, *a, t, reason), reason);
   }
