@@ -245,6 +245,19 @@ productExtents(linalg::LinalgOp product) {
   return std::make_pair(ranges[dims->k.front()], ranges[dims->n.front()]);
 }
 
+/// The only root of `group` when it is a product productExtents reads
+/// whose reduced extent (`reduced`) or column extent is a head dimension.
+linalg::LinalgOp attentionProduct(const Group &group, bool reduced) {
+  linalg::LinalgOp product = onlyRoot(group, OpClass::Contraction);
+  if (!product)
+    return {};
+  std::optional<std::pair<int64_t, int64_t>> extents = productExtents(product);
+  if (!extents ||
+      !isAttentionHeadDim(reduced ? extents->first : extents->second))
+    return {};
+  return product;
+}
+
 /// The index of the group holding `op`, or -1.
 int groupOf(ArrayRef<Group> groups, Operation *op) {
   for (auto [i, g] : llvm::enumerate(groups))
@@ -269,12 +282,8 @@ bool onlyReadBy(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &members
 bool mergeAttentionInto(SmallVectorImpl<Group> &groups, int c,
                         function_ref<bool(ArrayRef<Operation *>)> isConvex) {
   // O = P V: the second product, its first operand the probabilities.
-  linalg::LinalgOp second = onlyRoot(groups[c], OpClass::Contraction);
+  linalg::LinalgOp second = attentionProduct(groups[c], /*reduced=*/false);
   if (!second)
-    return false;
-  std::optional<std::pair<int64_t, int64_t>> secondExtents =
-      productExtents(second);
-  if (!secondExtents || !isAttentionHeadDim(secondExtents->second))
     return false;
   SmallVector<Operation *> views;
   Value probabilities =
@@ -318,12 +327,7 @@ bool mergeAttentionInto(SmallVectorImpl<Group> &groups, int c,
     }
   if (!fromOneProduct || a < 0 || a == c)
     return false;
-  linalg::LinalgOp first = onlyRoot(groups[a], OpClass::Contraction);
-  if (!first)
-    return false;
-  std::optional<std::pair<int64_t, int64_t>> firstExtents =
-      productExtents(first);
-  if (!firstExtents || !isAttentionHeadDim(firstExtents->first))
+  if (!attentionProduct(groups[a], /*reduced=*/true))
     return false;
   // One region: nothing but its output read outside it.
   SmallVector<Operation *> ops(groups[a].ops);

@@ -35,17 +35,6 @@ bool cuda_agent::builtin::isElementwise(const LinalgRegion &region) {
 
 namespace {
 
-/// `text`'s lines two spaces further in.
-std::string indent(StringRef text) {
-  std::string out;
-  SmallVector<StringRef> lines;
-  text.split(lines, '\n');
-  for (StringRef line : lines)
-    if (!line.empty())
-      out += "  " + line.str() + "\n";
-  return out;
-}
-
 FailureOr<Variant> writeFlat(const LinalgRegion &region, int vector,
                              int threads, std::string &why) {
   ArrayRef<int64_t> shape = shapeOf(region.outputs.front());

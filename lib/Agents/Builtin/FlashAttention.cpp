@@ -434,15 +434,6 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
              "      out[j][q] = 0.0f;\n",
              vTiles)
              .str();
-  auto indent = [](StringRef text) {
-    std::string out;
-    SmallVector<StringRef> lines;
-    text.split(lines, '\n');
-    for (StringRef line : lines)
-      if (!line.empty())
-        out += "  " + line.str() + "\n";
-    return out;
-  };
   int64_t steps = (keys + kKeys - 1) / kKeys;
   if (async) {
     // The first step's tiles, then each step copies the next one's while

@@ -136,3 +136,13 @@ int cuda_agent::builtin::widestVector(const LinalgRegion &region,
       return vector;
   return 1;
 }
+
+std::string cuda_agent::builtin::indent(StringRef text) {
+  std::string out;
+  SmallVector<StringRef> lines;
+  text.split(lines, '\n');
+  for (StringRef line : lines)
+    if (!line.empty())
+      out += "  " + line.str() + "\n";
+  return out;
+}

@@ -64,6 +64,9 @@ std::string laneOf(Type type, StringRef vector, int lane);
 /// `ptr`: one vector access when there are several, aligned to the whole.
 std::string storeVector(Type type, StringRef ptr, ArrayRef<std::string> values);
 
+/// `text`'s lines two spaces further in (empty lines dropped).
+std::string indent(StringRef text);
+
 /// The bytes of the region's narrowest element type (at most 4).
 unsigned narrowestBytes(const LinalgRegion &region);
 

@@ -299,12 +299,6 @@ void RowKernelWriter::writeExchangeCombine(
         llvm::formatv("  {0} = __shfl_sync(0xffffffffu, {0}, 0);\n", value)
             .str();
   }
-  auto indent = [](const std::string &text) {
-    std::string out;
-    for (StringRef line : llvm::split(StringRef(text).rtrim('\n'), '\n'))
-      out += "  " + line.str() + "\n";
-    return out;
-  };
   src += "  if (t == 0) {\n" + publish +
          "    unsigned *counter = reinterpret_cast<unsigned *>(workspace) + 1 "
          "+ row;\n"
