@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -39,13 +40,6 @@ template <typename OpTy> bool yieldsCombination(linalg::GenericOp r) {
   Value in = body.getArgument(0), acc = body.getArgument(1);
   return (op.getLhs() == in && op.getRhs() == acc) ||
          (op.getLhs() == acc && op.getRhs() == in);
-}
-
-/// Whether `v` is a float constant zero.
-bool isZero(Value v) {
-  auto cst = v.getDefiningOp<arith::ConstantOp>();
-  auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
-  return f && f.getValue().isZero();
 }
 
 /// Whether `e` is exp(x - max): one generic that subtracts and
@@ -133,7 +127,9 @@ bool cuda_agent::isLinearIn(Value p, Value e, unsigned key, std::string &why) {
       why = "an elementwise op of the probabilities reads its init";
       return false;
     }
-    auto zeroOrDep = [&](Value x) { return dep.contains(x) || isZero(x); };
+    auto zeroOrDep = [&](Value x) {
+      return dep.contains(x) || matchPattern(x, m_AnyZeroFloat());
+    };
     for (Operation &op : body.without_terminator()) {
       bool any = llvm::any_of(op.getOperands(),
                               [&](Value x) { return dep.contains(x); });
@@ -266,17 +262,6 @@ int groupOf(ArrayRef<Group> groups, Operation *op) {
   return -1;
 }
 
-/// Whether every user of `op`'s results is one of `members`.
-bool onlyReadBy(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &members) {
-  Block *block = op->getBlock();
-  for (Operation *user : op->getUsers()) {
-    Operation *owner = block->findAncestorOpInBlock(*user);
-    if (!owner || !members.contains(owner))
-      return false;
-  }
-  return true;
-}
-
 /// Merges the attention whose second product is the root of `groups[c]`
 /// into that group, if there is one; returns whether it did.
 bool mergeAttentionInto(SmallVectorImpl<Group> &groups, int c,
@@ -336,7 +321,10 @@ bool mergeAttentionInto(SmallVectorImpl<Group> &groups, int c,
   llvm::append_range(ops, views);
   llvm::SmallPtrSet<Operation *, 32> members(ops.begin(), ops.end());
   bool closed = llvm::all_of(ops, [&](Operation *op) {
-    return llvm::is_contained(groups[c].ops, op) || onlyReadBy(op, members);
+    return llvm::is_contained(groups[c].ops, op) ||
+           llvm::none_of(op->getResults(), [&](Value result) {
+             return isReadOutside(result, members);
+           });
   });
   llvm::sort(ops, [](Operation *x, Operation *y) {
     return x->isBeforeInBlock(y);

@@ -278,9 +278,9 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
   AffineMap map = isA ? c.mapA : c.mapB;
   unsigned colDim = reducedRows ? (isA ? c.m : c.n) : c.k;
   auto arg = dyn_cast<BlockArgument>(operand);
-  bool vector = t.vectorLoads && arg && !region.pads.count(operand) &&
-                elementOf(operand).isF32() &&
-                c.isInnermost(operand, map, colDim) &&
+  // The operands are f32 (analyzeAttention) and the strategy sees no pads
+  // (readsPads).
+  bool vector = t.vectorLoads && arg && c.isInnermost(operand, map, colDim) &&
                 shapeOf(operand).back() % 4 == 0;
   if (async && !vector) {
     why = "a tile that cp.async cannot copy as it lies (computed, or rows "
