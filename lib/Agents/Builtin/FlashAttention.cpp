@@ -52,11 +52,21 @@ constexpr int kKeys = 64;
 /// whether its tiles are read four floats a load where they can be.
 /// With `stages` 2, the key and value tiles of the next step are copied
 /// by cp.async into a second buffer while the block computes the current
-/// one (region inputs read as they are only).
+/// one (region inputs read as they are only). With `splitTiles`, the key
+/// and value tiles are stored in shared memory as their two TF32 parts,
+/// split once as they are loaded instead of by every warp that reads them.
+/// With `minBlocks`, the registers are bounded so that that many blocks
+/// share an SM (spilling a few where they must).
 struct FlashTiling {
   int warps;
   bool vectorLoads;
   int stages = 1;
+  bool splitTiles = false;
+  int minBlocks = 0;
+  /// The scores' values split into three TF32 parts and six products
+  /// summed (exact to about f32's own rounding) instead of two parts and
+  /// three products; their tiles not stored split.
+  bool sixProducts = false;
   int queries() const { return 16 * warps; }
   int threads() const { return 32 * warps; }
 };
@@ -272,7 +282,8 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
                                      int rows, int64_t cols, int ld,
                                      StringRef row0, int64_t extent,
                                      const FlashTiling &t, unsigned &counter,
-                                     std::string &why, bool async = false) {
+                                     std::string &why, bool async = false,
+                                     bool split = false) {
   StringRef rowVar = reducedRows ? "k" : "r", colVar = reducedRows ? "r" : "k";
   Value operand = isA ? c.a : c.b;
   AffineMap map = isA ? c.mapA : c.mapB;
@@ -309,11 +320,25 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
     text += llvm::formatv(
         "    float4 x = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n"
         "    if ({0} < {1}LL)\n"
-        "      x = *reinterpret_cast<const float4 *>(in{2} + {3});\n"
-        "    *reinterpret_cast<float4 *>({4} + rr * {5} + cc) = x;\n  }\n",
+        "      x = *reinterpret_cast<const float4 *>(in{2} + {3});\n",
         rowVar, extent, arg.getArgNumber(),
-        linearize(*idx, shapeOf(operand)), tile, ld).str();
-    return text;
+        linearize(*idx, shapeOf(operand))).str();
+    if (!split)
+      return text + llvm::formatv("    *reinterpret_cast<float4 *>({0} + rr "
+                                  "* {1} + cc) = x;\n  }\n",
+                                  tile, ld)
+                        .str();
+    return text + llvm::formatv(
+                      "    const uint2 p0 = ca_tf32_split(x.x), p1 = "
+                      "ca_tf32_split(x.y);\n"
+                      "    const uint2 p2 = ca_tf32_split(x.z), p3 = "
+                      "ca_tf32_split(x.w);\n"
+                      "    uint4 *const to = reinterpret_cast<uint4 *>({0} + "
+                      "rr * {1} + cc);\n"
+                      "    to[0] = uint4{{p0.x, p0.y, p1.x, p1.y};\n"
+                      "    to[1] = uint4{{p2.x, p2.y, p3.x, p3.y};\n  }\n",
+                      tile, ld)
+                      .str();
   }
   std::string value;
   FailureOr<std::string> statements =
@@ -322,39 +347,107 @@ FailureOr<std::string> writeTileLoad(const LinalgRegion &region,
     return failure();
   text += llvm::formatv("    float x = 0.0f;\n"
                         "    if ({0} < {1}LL) {{\n{2}      x = {3};\n    }\n"
-                        "    {4}[rr * {5} + cc] = x;\n  }\n",
-                        rowVar, extent, *statements, value, tile, ld)
+                        "    {4}[rr * {5} + cc] = {6};\n  }\n",
+                        rowVar, extent, *statements, value, tile, ld,
+                        split ? "ca_tf32_split(x)" : "x")
               .str();
   return text;
 }
 
-/// The 3xTF32 products of one warp's 16 rows: the A fragment's four values
-/// `x0..x3` split, each of `tiles` B fragments read by `bRead` (statements
-/// setting y0, y1 for tile j) split, three mma.sync into `acc[j]`.
-std::string tf32Step(StringRef aValues, int tiles, StringRef bRead,
-                     StringRef acc) {
+/// The split of an f32 value into two TF32 parts, big + small, each rounded
+/// to nearest with ties away from zero as cvt.rna.tf32.f32 rounds a finite
+/// value (infinities kept), by the bits: no branch, no conversion.
+constexpr StringLiteral kTf32Split = R"cuda(
+__device__ __forceinline__ uint2 ca_tf32_split(float x) {
+  uint2 p;
+  p.x = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+  p.y = (__float_as_uint(x - __uint_as_float(p.x)) + 0x1000u) & 0xffffe000u;
+  return p;
+}
+__device__ __forceinline__ void ca_tf32_split3(float x, unsigned *p) {
+  const uint2 h = ca_tf32_split(x);
+  const float rest = x - __uint_as_float(h.x) - __uint_as_float(h.y);
+  p[0] = h.x;
+  p[1] = h.y;
+  p[2] = (__float_as_uint(rest) + 0x1000u) & 0xffffe000u;
+}
+)cuda";
+
+/// The 3xTF32 products of one warp's 16 rows into `acc[j]`, j < `tiles`:
+/// the A fragment's values x0..x3 (set by `aValues`) split; tile j's B
+/// values `y0` and `y1` split, or read split where `bSplit`; small x big,
+/// big x small, then big x big (small x small dropped). With `apart`, the
+/// three are summed by the tensor cores in a fresh accumulator that is
+/// added to acc[j] in f32: their sum truncates, so a long chain of them
+/// drifts (docs/perf.md, twenty-ninth session).
+std::string tf32Step(StringRef aValues, int tiles, StringRef y0, StringRef y1,
+                     bool bSplit, StringRef acc, bool apart,
+                     bool six = false) {
+  std::string target = apart ? "t" : (acc + "[j]").str();
+  // (A part, B part) of each product, smallest first; six: each value in
+  // three parts, the products whose weights are at most 2^-22 kept.
+  SmallVector<std::pair<int, int>> pairs =
+      six ? SmallVector<std::pair<int, int>>{{2, 0}, {1, 1}, {0, 2},
+                                             {1, 0}, {0, 1}, {0, 0}}
+          : SmallVector<std::pair<int, int>>{{1, 0}, {0, 1}, {0, 0}};
+  std::string products;
+  for (auto [pa, pb] : pairs)
+    products += llvm::formatv("        ca_mma_tf32({0}, a[{1}], b[{2}]);\n",
+                              target, pa, pb)
+                    .str();
+  if (apart)
+    products = "        float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};\n" +
+               products +
+               llvm::formatv("#pragma unroll\n"
+                             "        for (int q = 0; q < 4; ++q)\n"
+                             "          {0}[j][q] += t[q];\n",
+                             acc)
+                   .str();
+  if (six)
+    return llvm::formatv(
+               "{{\n{0}"
+               "      unsigned a[3][4];\n"
+               "      const float xs[4] = {{x0, x1, x2, x3};\n"
+               "#pragma unroll\n"
+               "      for (int q = 0; q < 4; ++q) {{\n"
+               "        unsigned p[3];\n"
+               "        ca_tf32_split3(xs[q], p);\n"
+               "        a[0][q] = p[0];\n"
+               "        a[1][q] = p[1];\n"
+               "        a[2][q] = p[2];\n"
+               "      }\n"
+               "#pragma unroll\n"
+               "      for (int j = 0; j < {1}; ++j) {{\n"
+               "        unsigned p0[3], p1[3];\n"
+               "        ca_tf32_split3({2}, p0);\n"
+               "        ca_tf32_split3({3}, p1);\n"
+               "        const unsigned b[3][2] = {{{{p0[0], p1[0]}, {{p0[1], "
+               "p1[1]}, {{p0[2], p1[2]}};\n"
+               "{4}"
+               "      }\n"
+               "    }\n",
+               aValues, tiles, y0, y1, products)
+        .str();
+  StringRef split = bSplit ? "" : "ca_tf32_split";
   return llvm::formatv(
              "{{\n{0}"
-             "      unsigned aBig[4], aSmall[4];\n"
+             "      unsigned a[2][4];\n"
              "      const float xs[4] = {{x0, x1, x2, x3};\n"
              "#pragma unroll\n"
              "      for (int q = 0; q < 4; ++q) {{\n"
-             "        aBig[q] = ca_tf32(xs[q]);\n"
-             "        aSmall[q] = ca_tf32(xs[q] - __uint_as_float(aBig[q]));\n"
+             "        const uint2 p = ca_tf32_split(xs[q]);\n"
+             "        a[0][q] = p.x;\n"
+             "        a[1][q] = p.y;\n"
              "      }\n"
              "#pragma unroll\n"
-             "      for (int j = 0; j < {1}; ++j) {{\n{2}"
-             "        unsigned bBig[2], bSmall[2];\n"
-             "        bBig[0] = ca_tf32(y0);\n"
-             "        bBig[1] = ca_tf32(y1);\n"
-             "        bSmall[0] = ca_tf32(y0 - __uint_as_float(bBig[0]));\n"
-             "        bSmall[1] = ca_tf32(y1 - __uint_as_float(bBig[1]));\n"
-             "        ca_mma_tf32({3}[j], aSmall, bBig);\n"
-             "        ca_mma_tf32({3}[j], aBig, bSmall);\n"
-             "        ca_mma_tf32({3}[j], aBig, bBig);\n"
+             "      for (int j = 0; j < {1}; ++j) {{\n"
+             "        const uint2 p0 = {2}({3}), p1 = {2}({4});\n"
+             "        const unsigned b[2][2] = {{{{p0.x, p1.x}, {{p0.y, "
+             "p1.y}};\n"
+             "{5}"
              "      }\n"
              "    }\n",
-             aValues, tiles, bRead, acc)
+             aValues, tiles, split, y0, y1, products)
       .str();
 }
 
@@ -363,7 +456,11 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
                                        std::string &why) {
   const Contraction &s = a.scores, &o = a.output;
   int64_t dk = s.K, dv = o.N, queries = s.M, keys = s.N;
-  int ldk = int(dk) + 4, ldv = int(dv) + 4;
+  // Row strides (in tile elements) at which a warp's fragment reads hit
+  // 32 banks: K's rows are read at g and k = tig, V's at k = 2 tig and g;
+  // a split value is 8 bytes, read in two half-warps.
+  bool split = t.splitTiles;
+  int ldk = int(dk) + 4, ldv = int(dv) + (split ? 2 : 4);
   int vTiles = int(dv / 8);
   unsigned counter = 0;
   std::string x;
@@ -376,11 +473,11 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
   StringRef keyRow = async ? "nNext" : "n0";
   FailureOr<std::string> kLoad =
       writeTileLoad(region, s, false, false, kTile, kKeys, dk, ldk, keyRow,
-                    keys, t, counter, why, async);
+                    keys, t, counter, why, async, split);
   // V's tile is [key][d]: its rows are the second product's reduced index.
   FailureOr<std::string> vLoad =
       writeTileLoad(region, o, false, true, vTile, kKeys, dv, ldv, keyRow,
-                    keys, t, counter, why, async);
+                    keys, t, counter, why, async, split);
   if (failed(qLoad) || failed(kLoad) || failed(vLoad))
     return failure();
   FailureOr<std::string> score =
@@ -396,8 +493,11 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
   if (failed(maxOf))
     return failure();
 
-  std::string src = getPrelude().str() + getTf32Helpers().str() + "\n" +
-                    kernelSignature(region, "attention", t.threads()) + " {\n";
+  std::string src = getPrelude().str() + getTf32Helpers().str() +
+                    kTf32Split.str() + "\n" +
+                    kernelSignature(region, "attention", t.threads(), false,
+                                    t.minBlocks) +
+                    " {\n";
   src += llvm::formatv(
              "  extern __shared__ __align__(16) unsigned char ca_smem[];\n"
              "  float *const Qs = reinterpret_cast<float *>(ca_smem);\n"
@@ -408,7 +508,9 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
              "  const float ninf = {1};\n",
              t.queries(), maxOf->identity)
              .str();
-  int64_t kFloats = kKeys * ldk, vFloats = kKeys * ldv;
+  // Shared memory in 4-byte words: a split value takes two.
+  int64_t words = split ? 2 : 1;
+  int64_t kFloats = kKeys * ldk * words, vFloats = kKeys * ldv * words;
   if (async)
     src += llvm::formatv("  float *const Kb[2] = {{Qs + {0}, Qs + {1}};\n"
                          "  float *const Vb[2] = {{Qs + {2}, Qs + {3}};\n",
@@ -417,9 +519,11 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
                          t.queries() * ldk + 2 * kFloats + vFloats)
                .str();
   else
-    src += llvm::formatv("  float *const Ks = Qs + {0};\n"
-                         "  float *const Vs = Ks + {1};\n",
-                         t.queries() * ldk, kFloats)
+    src += llvm::formatv("  {0} *const Ks = reinterpret_cast<{0} *>(Qs + "
+                         "{1});\n"
+                         "  {0} *const Vs = Ks + {2};\n",
+                         split ? "uint2" : "float", t.queries() * ldk,
+                         kKeys * ldk)
                .str();
   src += s.batchIndices();
   src += "  // The block's queries.\n" + *qLoad;
@@ -481,12 +585,10 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
                                 ldk)
                       .str(),
                   kKeys / 8,
-                  llvm::formatv("        const float y0 = Ks[(j * 8 + g) * "
-                                "{0} + kk + tig], y1 = Ks[(j * 8 + g) * {0} "
-                                "+ kk + tig + 4];\n",
-                                ldk)
+                  llvm::formatv("Ks[(j * 8 + g) * {0} + kk + tig]", ldk).str(),
+                  llvm::formatv("Ks[(j * 8 + g) * {0} + kk + tig + 4]", ldk)
                       .str(),
-                  "sc");
+                  split, "sc", /*apart=*/true, t.sixProducts);
   // X at each score (-inf past the keys), the rows' max over the step.
   src += llvm::formatv(
              "    float stepMax[2] = {{ninf, ninf};\n"
@@ -548,12 +650,12 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
   src += tf32Step("      const float x0 = sc[kt][0], x1 = sc[kt][2], x2 = "
                   "sc[kt][1], x3 = sc[kt][3];\n",
                   vTiles,
-                  llvm::formatv("        const float y0 = Vs[(kt * 8 + 2 * "
-                                "tig) * {0} + j * 8 + g], y1 = Vs[(kt * 8 + "
-                                "2 * tig + 1) * {0} + j * 8 + g];\n",
+                  llvm::formatv("Vs[(kt * 8 + 2 * tig) * {0} + j * 8 + g]", ldv)
+                      .str(),
+                  llvm::formatv("Vs[(kt * 8 + 2 * tig + 1) * {0} + j * 8 + g]",
                                 ldv)
                       .str(),
-                  "part");
+                  split, "part", /*apart=*/false);
   src += llvm::formatv("#pragma unroll\n"
                        "    for (int j = 0; j < {0}; ++j)\n"
                        "#pragma unroll\n"
@@ -586,9 +688,13 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
   src += "    }\n}\n";
   int64_t shared = int64_t(sizeof(float)) *
                    (t.queries() * ldk + t.stages * (kFloats + vFloats));
-  Variant variant{llvm::formatv("flash-3xtf32-q{0}-k{1}{2}{3}", t.queries(),
-                                kKeys, t.vectorLoads ? "-v4" : "",
-                                async ? "-s2" : "")
+  Variant variant{llvm::formatv("flash-{6}xtf32-q{0}-k{1}{2}{3}{4}{5}",
+                                t.queries(), kKeys,
+                                t.vectorLoads ? "-v4" : "",
+                                async ? "-s2" : "", split ? "-split" : "",
+                                t.minBlocks ? "-b" + std::to_string(t.minBlocks)
+                                            : std::string(),
+                                t.sixProducts ? 6 : 3)
                       .str(),
                   std::move(src),
                   {{"attention",
@@ -622,13 +728,19 @@ public:
       list.add(failure(), reason);
       return;
     }
-    // Tiles read four floats a load first, 128 queries a block first (each
-    // key and value tile read for twice the queries): on an H100 at 16 x 16
-    // heads x 512 x 64 the four took 481, 509, 591 and 594 us, the scalar
-    // loads 659 (docs/perf.md). The two-stage forms hold twice the key and
-    // value tiles, so fewer blocks share an SM.
-    for (FlashTiling t : {FlashTiling{8, true}, FlashTiling{4, true},
+    // Fastest first, as an H100 timed them at 16 x 16 heads x 512 x 64
+    // (docs/perf.md, twenty-ninth session): 128 queries a block with its
+    // registers bounded for two blocks an SM, 454 us; the same with split
+    // tiles, 468; 64 queries, four blocks, 474; the six-product scores
+    // (more precise, for the seeds of the large-magnitude trial where the
+    // three-product ones fail) 579; the two-stage forms 564 and 570; the
+    // unbounded ones (one block an SM) 588 and 605; scalar loads 949.
+    for (FlashTiling t : {FlashTiling{8, true, 1, false, 2},
+                          FlashTiling{8, true, 1, true, 2},
+                          FlashTiling{4, true, 1, false, 4},
+                          FlashTiling{8, true, 1, false, 2, true},
                           FlashTiling{8, true, 2}, FlashTiling{4, true, 2},
+                          FlashTiling{8, true}, FlashTiling{4, true},
                           FlashTiling{4, false}})
       list.add(writeFlashAttention(region, *a, t, reason), reason);
   }
