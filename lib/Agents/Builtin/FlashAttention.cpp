@@ -6,9 +6,11 @@
 // probabilities P that are E times values per row (a division by the sum,
 // a guard that zeroes a row whose max is -inf), and O = P V. The kernel
 // (Dao et al., 2022, "FlashAttention") keeps S and P out of memory: each
-// block of four warps takes 64 queries (16 rows a warp), stages their Q in
-// shared memory and streams the keys 64 at a time; a step computes the
-// warp's 16 x 64 scores with mma.sync 3xTF32 (MatmulTf32.h), evaluates X
+// block of four or eight warps takes 64 or 128 queries (16 rows a warp),
+// stages their Q in shared memory and streams the keys 64 at a time; a step
+// computes the warp's 16 x 64 scores with mma.sync 3xTF32 (MatmulTf32.h's
+// helpers; each value split into its TF32 parts by its bits, ca_tf32_split;
+// each 8 of the head dimension summed apart and added in f32), evaluates X
 // from each score through the region's ops, updates the rows' running max
 // and sum (online softmax, OnlineSoftmax.cpp: the sums and the output
 // rescaled when the max grows) and adds E V to the output rows, again on
