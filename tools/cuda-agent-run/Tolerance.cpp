@@ -63,10 +63,11 @@ Tolerance mlir::cuda_agent::getTolerance(DType type, int64_t reductionLength,
   return tolerance;
 }
 
-Tolerance mlir::cuda_agent::getOracleTolerance(double refOracleErr, double oracleScale) {
+Tolerance mlir::cuda_agent::getOracleTolerance(double refOracleErr, double oracleScale,
+                                               double factor) {
   Tolerance tolerance;
   if (oracleScale > 0 && std::isfinite(refOracleErr))
-    tolerance.atol = kOracleErrorFactor * refOracleErr / oracleScale;
+    tolerance.atol = factor * refOracleErr / oracleScale;
   return tolerance;
 }
 

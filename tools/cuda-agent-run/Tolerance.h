@@ -32,6 +32,7 @@
 
 #include "DType.h"
 #include "ElementOps.h"
+#include "cuda-agent/Runner/Protocol.h"
 
 #include <cstdint>
 #include <string>
@@ -61,7 +62,9 @@ Tolerance getTolerance(DType type, int64_t reductionLength, DType accumulator,
 /// (the reference's largest absolute error against the oracle) and the
 /// non-finite elements agree. No rtol; atol, like every atol, relative to
 /// the scale.
-Tolerance getOracleTolerance(double refOracleErr, double oracleScale);
+/// `factor` replaces kOracleErrorFactor where given.
+Tolerance getOracleTolerance(double refOracleErr, double oracleScale,
+                             double factor = kOracleErrorFactor);
 
 /// Outcome of comparing one output, element by element.
 struct Comparison {
