@@ -63,11 +63,10 @@ Tolerance mlir::cuda_agent::getTolerance(DType type, int64_t reductionLength,
   return tolerance;
 }
 
-Tolerance mlir::cuda_agent::getOracleTolerance(double refOracleErr, double oracleScale,
-                                               double factor) {
+Tolerance mlir::cuda_agent::getOracleTolerance(double refOracleErr, double oracleScale) {
   Tolerance tolerance;
   if (oracleScale > 0 && std::isfinite(refOracleErr))
-    tolerance.atol = factor * refOracleErr / oracleScale;
+    tolerance.atol = kOracleErrorFactor * refOracleErr / oracleScale;
   return tolerance;
 }
 

@@ -32,7 +32,6 @@
 
 #include "DType.h"
 #include "ElementOps.h"
-#include "cuda-agent/Runner/Protocol.h"
 
 #include <cstdint>
 #include <string>
@@ -62,9 +61,7 @@ Tolerance getTolerance(DType type, int64_t reductionLength, DType accumulator,
 /// (the reference's largest absolute error against the oracle) and the
 /// non-finite elements agree. No rtol; atol, like every atol, relative to
 /// the scale.
-/// `factor` replaces kOracleErrorFactor where given.
-Tolerance getOracleTolerance(double refOracleErr, double oracleScale,
-                             double factor = kOracleErrorFactor);
+Tolerance getOracleTolerance(double refOracleErr, double oracleScale);
 
 /// Outcome of comparing one output, element by element.
 struct Comparison {

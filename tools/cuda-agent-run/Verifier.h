@@ -93,9 +93,6 @@ private:
   /// With an oracle: the candidate's output `o` compared with the oracle's
   /// for `set` under the oracle rule (getOracleTolerance()).
   Comparison compareWithOracle(const InputSet &set, size_t o);
-  bool acceptsIllConditioned(const InputSet &set, size_t o,
-                             json &record);
-  bool acceptsByOracle(const InputSet &set, size_t o);
 
   /// One checked candidate run on `set`'s inputs, on its current
   /// allocations, outputs poisoned. `restoreInputs` false: the inputs were

@@ -183,7 +183,6 @@ void Verifier::allocateOutputState() {
         set.oracle.push_back({checks->allocate(port.spec->numBytes())});
     }
     set.refOracleErr.assign(outputs.size(), 0);
-    set.refOracleOff.assign(outputs.size(), 0);
   }
   for (const Port &port : outputs) {
     OutputState state;
@@ -277,10 +276,8 @@ void Verifier::runReference(InputSet &set) {
       checks->capture(data, *outputs[o].spec, set.expected[o]);
       if (oracle) {
         const BufferSpec &spec = *outputs[o].spec;
-        Comparison byOracle =
-            checks->compare(set.oracle[o], data, spec, toleranceOf(spec)).comparison;
-        set.refOracleErr[o] = byOracle.maxAbsErr;
-        set.refOracleOff[o] = byOracle.numBad;
+        set.refOracleErr[o] =
+            checks->compare(set.oracle[o], data, spec, toleranceOf(spec)).comparison.maxAbsErr;
         worstRefOracleErr = std::max(worstRefOracleErr, set.refOracleErr[o]);
       }
     }
@@ -317,37 +314,6 @@ Comparison Verifier::compareWithOracle(const InputSet &set, size_t o) {
   c.ok = c.ok && isWithinOracleBound(c.maxAbsErr, set.refOracleErr[o]);
   worstCandOracleErr = std::max(worstCandOracleErr, c.maxAbsErr);
   return c;
-}
-
-/// With an oracle, where output `o` is ill-conditioned at `set`'s inputs
-/// (isWithinIllConditionedBound): whether the candidate's is off the
-/// oracle's beyond the tolerance in few enough elements, every element
-/// within kPrecisionFactor x the reference's error and the non-finite ones
-/// agreeing. The candidate's count goes into `record`.
-bool Verifier::acceptsIllConditioned(const InputSet &set, size_t o, json &record) {
-  if (set.refOracleOff[o] < kIllConditionedElements)
-    return false;
-  const BufferSpec &spec = *outputs[o].spec;
-  auto compare = [&](const Tolerance &tolerance) {
-    return asCandidate([&] {
-             return checks->compare(set.oracle[o],
-                                    pointerOf(*candRunner, outputs[o], true), spec,
-                                    tolerance);
-           }).comparison;
-  };
-  Comparison off = compare(toleranceOf(spec));
-  Comparison bounded = compare(getOracleTolerance(
-      set.refOracleErr[o], set.oracle[o].scale, kPrecisionFactor));
-  record[wire::kCandOracleOff] = off.numBad;
-  return bounded.ok && isWithinIllConditionedBound(off.numBad, set.refOracleOff[o]);
-}
-
-/// With an oracle: whether the candidate's output `o`, off the reference's,
-/// is right by the oracle (the oracle rule, or where the output is
-/// ill-conditioned, the count of elements off), as compareTrial judges it.
-bool Verifier::acceptsByOracle(const InputSet &set, size_t o) {
-  json unrecorded;
-  return compareWithOracle(set, o).ok || acceptsIllConditioned(set, o, unrecorded);
 }
 
 /// One checked candidate run on `set`'s inputs, on its current
@@ -510,25 +476,17 @@ void Verifier::compareTrial(json &trial, const std::string &trialName,
     std::string againstOracle;
     if (oracle) {
       Comparison byOracle = compareWithOracle(set, o);
-      bool rescued = !c.ok && (byOracle.ok || acceptsIllConditioned(set, o, record));
+      bool rescued = !c.ok && byOracle.ok;
       record[wire::kRefOracleErr] = set.refOracleErr[o];
-      record[wire::kRefOracleOff] = set.refOracleOff[o];
       record[wire::kCandOracleErr] = byOracle.maxAbsErr;
       record[wire::kAcceptedByOracle] = rescued;
       acceptedByOracle |= rescued;
-      ok = c.ok || rescued;
+      ok = c.ok || byOracle.ok;
       againstOracle = "against the f64 oracle: error " + formatNumber(byOracle.maxAbsErr) +
                       ", the reference's " + formatNumber(set.refOracleErr[o]);
-      if (!ok && !failed) {
+      if (!ok && !failed)
         oracleNote = "; " + againstOracle + " (allowed " +
                      formatNumber(kOracleErrorFactor) + "x)";
-        if (record.contains(wire::kCandOracleOff))
-          oracleNote += "; ill-conditioned: " +
-                        std::to_string(record[wire::kCandOracleOff].get<uint64_t>()) +
-                        " elements off the oracle beyond the tolerance, the reference's " +
-                        std::to_string(set.refOracleOff[o]) + " (allowed " +
-                        formatNumber(kOracleErrorFactor) + "x)";
-      }
       // Within the tolerance, but much less precise than the reference
       // (precision=tf32 accepts TF32's error).
       double floor = getTolerance(spec.dtype).atol * set.oracle[o].scale;

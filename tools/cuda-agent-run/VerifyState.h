@@ -86,11 +86,9 @@ struct InputSet {
   std::vector<DeviceCopy> inputs;   ///< one per input port
   std::vector<DeviceCopy> expected; ///< one per output port, with scale and hash
   /// With an oracle, per output port: its outputs (masked, with scale) and
-  /// the reference's largest absolute error against them and how many of
-  /// its elements are off them beyond the tolerance.
+  /// the reference's largest absolute error against them.
   std::vector<DeviceCopy> oracle;
   std::vector<double> refOracleErr;
-  std::vector<uint64_t> refOracleOff;
 };
 
 /// Per output: the candidate's first run of the trial, kept on the device,

@@ -46,24 +46,6 @@ TEST(ProtocolTest, FasterAtMinSpeedupAcceptedOnlyWhenPassedAndFaster) {
   EXPECT_FALSE(isAccepted(true, wire::kNotTimed));
 }
 
-TEST(ProtocolTest, IllConditionedBoundCountsTheElementsOff) {
-  // Too few of the reference's elements off the oracle: a count of them is
-  // a draw, so the rule does not apply, however few the candidate's are.
-  EXPECT_FALSE(isWithinIllConditionedBound(0, kIllConditionedElements - 1));
-  EXPECT_TRUE(isWithinIllConditionedBound(0, kIllConditionedElements));
-  EXPECT_FALSE(isWithinIllConditionedBound(0, 0));
-  // Enough: up to kOracleErrorFactor x as many of the candidate's.
-  uint64_t ref = 200;
-  EXPECT_TRUE(isWithinIllConditionedBound(0, ref));
-  EXPECT_TRUE(isWithinIllConditionedBound(ref, ref));
-  EXPECT_TRUE(isWithinIllConditionedBound(
-      uint64_t(kOracleErrorFactor * double(ref)), ref));
-  EXPECT_FALSE(isWithinIllConditionedBound(
-      uint64_t(kOracleErrorFactor * double(ref)) + 1, ref));
-  // A kernel four times less precise moves far more elements.
-  EXPECT_FALSE(isWithinIllConditionedBound(8 * ref, ref));
-}
-
 TEST(ProtocolTest, OracleBoundIsASmallMultipleOfTheReferencesError) {
   EXPECT_GT(kOracleErrorFactor, 1.0);
   EXPECT_LE(kOracleErrorFactor, 4.0);

@@ -64,11 +64,6 @@ inline constexpr double kOracleErrorFactor = 2.0;
 /// lower: the f16 x f16 -> f32 wgmma products of K = 4096, which sum as
 /// cuBLAS's do, were 5.2x (2026-12-04).
 inline constexpr double kPrecisionFactor = 8.0;
-/// How many elements of the reference's output must be off the f64
-/// oracle's by more than the tolerance for the output to count as
-/// ill-conditioned at a trial's inputs (isWithinIllConditionedBound): enough
-/// that a count of them is a statistic, not a draw.
-inline constexpr uint64_t kIllConditionedElements = 16;
 /// The offset trial's alignment: IREE guarantees only that each dispatch
 /// binding starts at a multiple of 64 bytes (buffers are suballocated from
 /// larger allocations), where cuMemAlloc gives 256 or more. After a
@@ -156,11 +151,6 @@ inline constexpr char kAccepted[] = "accepted";
 inline constexpr char kRefOracleErr[] = "ref_oracle_err";
 inline constexpr char kCandOracleErr[] = "cand_oracle_err";
 inline constexpr char kAcceptedByOracle[] = "accepted_by_oracle";
-// With an oracle, how many of the reference's elements are off the
-// oracle's by more than the tolerance; where that makes the output
-// ill-conditioned (isWithinIllConditionedBound), the candidate's too.
-inline constexpr char kRefOracleOff[] = "ref_oracle_off";
-inline constexpr char kCandOracleOff[] = "cand_oracle_off";
 // result.json, one candidate's verdict, when it passed: the offset trial
 // (kOffsetTrialAlignment), {"alignment": 64, "ok": true|false, "reason"}.
 inline constexpr char kOffsetTrial[] = "offset_trial";
@@ -290,24 +280,6 @@ inline bool isWithinPrecisionBound(double candErr, double refErr,
   return std::isfinite(candErr) &&
          (candErr <= floor ||
           (std::isfinite(refErr) && candErr <= kPrecisionFactor * refErr));
-}
-
-/// The oracle rule where the output is ill-conditioned at the trial's
-/// inputs: the reference itself is off the oracle beyond the tolerance in
-/// `refOff` >= kIllConditionedElements elements, so f32's rounding alone
-/// moves them and which ones move depends on the order of the roundings (an
-/// attention in the large-magnitude trial: a softmax over scores near 1e6
-/// picks between near-tied keys by the scores' last bits). There either
-/// side's largest error is a draw: two kernels equally precise differ by
-/// more than kOracleErrorFactor in it, one seed in ten (docs/perf.md,
-/// twenty-ninth session). How many elements are off is not: a candidate
-/// passes when no more than kOracleErrorFactor x as many of its elements
-/// (`candOff`) are off the oracle beyond the tolerance. The runner also
-/// holds every element within kPrecisionFactor x the reference's largest
-/// error, non-finite values agreeing.
-inline bool isWithinIllConditionedBound(uint64_t candOff, uint64_t refOff) {
-  return refOff >= kIllConditionedElements &&
-         double(candOff) <= kOracleErrorFactor * double(refOff);
 }
 
 /// A timed candidate is faster when the reference's median time over its
