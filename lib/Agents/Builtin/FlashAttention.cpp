@@ -387,7 +387,7 @@ std::string tf32Step(StringRef aValues, int tiles, StringRef y0, StringRef y1,
                      bool six = false) {
   std::string target = apart ? "t" : (acc + "[j]").str();
   // (A part, B part) of each product, smallest first; six: each value in
-  // three parts, the products whose weights are at most 2^-22 kept.
+  // three parts, the products of weight 2^-22 or more kept.
   SmallVector<std::pair<int, int>> pairs =
       six ? SmallVector<std::pair<int, int>>{{2, 0}, {1, 1}, {0, 2},
                                              {1, 0}, {0, 1}, {0, 0}}
