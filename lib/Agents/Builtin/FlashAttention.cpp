@@ -471,6 +471,10 @@ FailureOr<Variant> writeFlashAttention(const LinalgRegion &region,
                     queries, t, counter, why);
   // Two stages: the tiles of the step at `nNext` into buffer `next`.
   bool async = t.stages == 2;
+  // cp.async copies the tiles as they lie, and the six products split the
+  // key tile's values themselves: neither reads split tiles.
+  assert(!(split && (async || t.sixProducts)) &&
+         "split tiles with two stages or six products");
   StringRef kTile = async ? "Kb[next]" : "Ks", vTile = async ? "Vb[next]" : "Vs";
   StringRef keyRow = async ? "nNext" : "n0";
   FailureOr<std::string> kLoad =
