@@ -74,11 +74,11 @@ __device__ __forceinline__ void ca_cp_async_commit() {
 template <int N> __device__ __forceinline__ void ca_cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
-// x rounded to TF32 (to nearest, ties away), as f32 bits.
+// x rounded to TF32 (to nearest, ties away), as f32 bits: cvt.rna.tf32.f32's
+// rounding of a finite value (infinities kept), by the bits; sm_90 has no
+// instruction for the cvt, whose NaN and infinity checks cost more.
 __device__ __forceinline__ unsigned ca_tf32(float x) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
+  return (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
 }
 // d += a * b for one warp: a 16x8 (row), b 8x8 (col), TF32 in, f32 out.
 __device__ __forceinline__ void ca_mma_tf32(float *d, const unsigned *a, const unsigned *b) {

@@ -7,7 +7,7 @@ import tempfile
 
 
 # The PTX helpers of the TF32 kernels, replaced by cuda_on_cpu.h's.
-HELPER = re.compile(r"(template <int N> )?__device__ __forceinline__ \w+ (ca_cp_async\w*|ca_tf32|ca_mma_tf32)\(.*?\n\}\n", re.S)
+HELPER = re.compile(r"(template <int N> )?__device__ __forceinline__ \w+ (ca_cp_async\w*|ca_mma_tf32)\(.*?\n\}\n", re.S)
 
 
 def host_source(source):

@@ -8,10 +8,10 @@
 // __shared__ arrays statics (one block runs at a time), f16/bf16 clang's
 // _Float16/__bf16, and a warp's mma.sync m16n8k16 (f16, bf16) or m16n8k8
 // (tf32) an exchange of the lanes' fragments through memory laid out as the
-// PTX ISA specifies; cp.async copies at once (its waits are no-ops) and
-// cvt.rna.tf32 rounds as the PTX ISA says (a misaligned 16-byte copy makes
-// the run wrong). emulate_matmul.py replaces the
-// kernels' PTX helpers (ca_cp_async*, ca_tf32, ca_mma_tf32) by these.
+// PTX ISA specifies; cp.async copies at once (its waits are no-ops; a
+// misaligned 16-byte copy makes the run wrong). emulate_matmul.py replaces
+// the kernels' PTX helpers (ca_cp_async*, ca_mma_tf32) by these; their TF32
+// rounding (ca_tf32, ca_tf32_split) is plain C++ and runs as written.
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -151,13 +151,6 @@ inline void ca_cp_async16z(float *dst, const float *src, int bytes) {
 }
 inline void ca_cp_async_commit() {}
 template <int N> void ca_cp_async_wait() {}
-/// cvt.rna.tf32.f32 of a finite x: the 10-bit mantissa rounded to nearest,
-/// ties away from zero.
-inline unsigned ca_tf32(float x) {
-  unsigned u;
-  std::memcpy(&u, &x, 4);
-  return (u + 0x1000u) & 0xffffe000u;
-}
 /// D += A * B for one warp: A 16x8 row-major, B 8x8 column-major, TF32 in
 /// (only the top 19 bits of each register count), f32 out.
 inline void ca_mma_tf32(float *d, const unsigned *a, const unsigned *b) {

@@ -9,8 +9,8 @@ convolutions of Inputs/builtin/conv_shapes.mlir, conv_padded.mlir,
 conv_nchw_rows.mlir, conv_im2col.mlir, conv_taps_padded.mlir and
 conv_channel_reduction.mlir), each candidate's
 kernel.cu is compiled by CLANG for the host with cuda_on_cpu.h (as in
-emulate_matmul.py: the TF32 kernels' cp.async, cvt.rna.tf32 and mma.sync
-m16n8k8 helpers replaced by its emulation) and harness_conv.cpp, whose reference sums the product
+emulate_matmul.py: the TF32 kernels' cp.async and mma.sync m16n8k8 helpers
+replaced by its emulation) and harness_conv.cpp, whose reference sums the product
 of input (the pad value outside a padded input) and filter over channels
 and taps at every output element (and reduces each row's over the output
 channels where the case says so). Prints

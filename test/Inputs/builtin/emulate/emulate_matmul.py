@@ -7,8 +7,8 @@ with a double-precision reference.
 For every job of JOBS_DIR/jobs.json whose region is one of CASES (the
 contractions of Inputs/builtin/matmul_shapes.mlir and
 matmul_many_tiles.mlir, and bench's matmul_f16_f32acc), each candidate's kernel.cu is compiled by CLANG for the
-host with cuda_on_cpu.h (threads as std::threads, mma.sync, cp.async and
-cvt.rna.tf32 emulated as the PTX ISA specifies them) and run over its plan's grid
+host with cuda_on_cpu.h (threads as std::threads, mma.sync and cp.async
+emulated as the PTX ISA specifies them) and run over its plan's grid
 (the sm_90a wgmma candidates are skipped: no emulation; with NAME_REGEX,
 only the candidates whose name it matches are run). Prints one line
 per candidate; exits 1 when one is off by more than the case's tolerance or
