@@ -8,7 +8,9 @@
 // partial summaries in any order picks the same counts and worst element as
 // one sequential pass (also with the GPU comparison's skip of elements
 // identical to the reference's, over its 16-byte chunks and scalar tail);
-// the output poison is the same splitmix64 stream.
+// the output poison is the same splitmix64 stream; a nudge moves a float by
+// exactly one ulp, and the spread widens an element's allowance as the spread
+// rule says.
 //
 //===----------------------------------------------------------------------===//
 
