@@ -323,6 +323,13 @@ static uint64_t getNudgeSeed(uint64_t trialSeed, size_t p) {
   return elements::streamStart(trialSeed, kNudgeStreams + p);
 }
 
+/// The unit of an output's spread ratio besides its spread: its absolute
+/// tolerance alone (atol x the oracle's scale), no rtol.
+static Tolerance getSpreadUnit(Tolerance tolerance) {
+  tolerance.rtol = 0;
+  return tolerance;
+}
+
 /// With an oracle: gives `set` its spread for its trial unless it has it
 /// (InputSet::nudgedOracle): one checked oracle run on its inputs, each
 /// float input nudged by an ulp, its outputs captured, and the
@@ -353,7 +360,7 @@ void Verifier::ensureSpread(InputSet &set) {
       checks->restore(set.expected[o], data, spec);
       set.refSpreadRatio[o] =
           checks->compareWithSpread(set.oracle[o], set.nudgedOracle[o], 1, data, spec,
-                                    toleranceOf(spec))
+                                    getSpreadUnit(toleranceOf(spec)))
               .comparison.worstRatio;
     }
     oracleRunner->release();
@@ -373,7 +380,7 @@ Verifier::SpreadVerdict Verifier::judgeBySpread(InputSet &set, size_t o) {
                         return checks->compareWithSpread(
                             set.oracle[o], set.nudgedOracle[o], 1,
                             pointerOf(*candRunner, outputs[o], true), spec,
-                            toleranceOf(spec));
+                            getSpreadUnit(toleranceOf(spec)));
                       }).comparison.worstRatio;
   verdict.ok = isWithinSpreadBound(verdict.candRatio, verdict.refRatio);
   return verdict;
