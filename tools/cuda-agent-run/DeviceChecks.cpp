@@ -230,8 +230,7 @@ DeviceComparison DeviceChecks::compare(const DeviceCopy &expected, CUdeviceptr g
 }
 
 DeviceComparison DeviceChecks::compareWithSpread(const DeviceCopy &expected,
-                                                 const DeviceCopy &spread,
-                                                 double spreadFactor, CUdeviceptr got,
+                                                 const DeviceCopy &spread, CUdeviceptr got,
                                                  const BufferSpec &buffer,
                                                  const Tolerance &tolerance) {
   return withContext("comparing output '" + buffer.name + "' by its spread", [&] {
@@ -239,12 +238,12 @@ DeviceComparison DeviceChecks::compareWithSpread(const DeviceCopy &expected,
       throw RunnerError(kExitUsage, "the spread is defined only for float outputs");
     uint64_t count = buffer.numElements();
     uint32_t kind = uint32_t(buffer.dtype);
-    double rtol = tolerance.rtol, atol = tolerance.atol * expected.scale;
+    double atol = tolerance.atol * expected.scale;
     CUdeviceptr store = expected.store, spreadStore = spread.store, out = partials;
     uint64_t key = expected.key, spreadKey = spread.key;
     unsigned blocks = launch(compareSpreadKernel, count,
-                             {&store, &key, &got, &count, &kind, &rtol, &atol, &spreadStore,
-                              &spreadKey, &spreadFactor, &out});
+                             {&store, &key, &got, &count, &kind, &atol, &spreadStore,
+                              &spreadKey, &out});
     return readComparison(blocks, buffer, tolerance, expected.scale);
   });
 }

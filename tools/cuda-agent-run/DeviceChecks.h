@@ -92,13 +92,14 @@ public:
                            const BufferSpec &buffer, const Tolerance &tolerance,
                            CUdeviceptr other = 0);
   /// Compares the float output at `got` with the f64 oracle's `expected`,
-  /// every element's absolute allowance (`tolerance.atol` x the scale of
-  /// `expected`) widened by `spreadFactor` x its spread: its distance from
-  /// `spread`, the oracle's output for inputs nudged by an ulp (nudge();
-  /// ElementOps.h's widenBySpread).
+  /// every element allowed `tolerance.atol` x the scale of `expected` (no
+  /// rtol) plus its spread: its distance from `spread`, the oracle's output
+  /// for inputs nudged by an ulp (nudge(); ElementOps.h's widenBySpread).
+  /// The worst ratio is the output's spread ratio (Protocol.h's
+  /// isWithinSpreadBound).
   DeviceComparison compareWithSpread(const DeviceCopy &expected, const DeviceCopy &spread,
-                                     double spreadFactor, CUdeviceptr got,
-                                     const BufferSpec &buffer, const Tolerance &tolerance);
+                                     CUdeviceptr got, const BufferSpec &buffer,
+                                     const Tolerance &tolerance);
   /// Moves every element of the float `buffer` at `data` by one ulp, up or
   /// down in magnitude by the draw of (`seed`, its index).
   void nudge(CUdeviceptr data, const BufferSpec &buffer, uint64_t seed);

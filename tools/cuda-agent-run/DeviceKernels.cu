@@ -302,8 +302,7 @@ __device__ void captureBody(const void *src, void *store, uint64_t count, uint64
 /// first bitwise difference from `got` goes to `first`.
 template <uint32_t K, bool Spread>
 __device__ void compareBody(const void *store, uint64_t key, const void *got,
-                            const void *other, uint64_t otherKey, double spreadFactor,
-                            uint64_t count, double rtol, double atol, uint32_t exact,
+                            const void *other, uint64_t otherKey, uint64_t count, double rtol, double atol, uint32_t exact,
                             ComparePartial *partials, unsigned long long *first) {
   using T = typename Elem<K>::T;
   ComparePartial mine;
@@ -329,8 +328,7 @@ __device__ void compareBody(const void *store, uint64_t key, const void *got,
       T e = T(v[0] ^ T(maskOf(key, i)));
       if constexpr (Spread && K <= F64) {
         T p = T(v[2] ^ T(maskOf(otherKey, i)));
-        judge(i, e, v[1],
-              widenBySpread(atol, spreadFactor, decodeFloatOf<K>(e), decodeFloatOf<K>(p)));
+        judge(i, e, v[1], widenBySpread(atol, decodeFloatOf<K>(e), decodeFloatOf<K>(p)));
       } else {
         judge(i, e, v[1], atol);
         if (v[2] != v[1] && i < firstOther)
@@ -436,25 +434,23 @@ cuda_agent_compare(const void *store, uint64_t key, const void *got, uint64_t co
                    uint32_t kind, double rtol, double atol, uint32_t exact,
                    ComparePartial *partials, const void *other, unsigned long long *first) {
 #define CUDA_AGENT_COMPARE(K)                                                            \
-  compareBody<K, false>(store, key, got, other, 0, 0, count, rtol, atol, exact, partials, \
-                        first)
+  compareBody<K, false>(store, key, got, other, 0, count, rtol, atol, exact, partials, first)
   CUDA_AGENT_FOR_KIND(kind, CUDA_AGENT_COMPARE)
 #undef CUDA_AGENT_COMPARE
 }
 
 /// Compares float `got` against the f64 oracle's output masked in `store`,
-/// each element's `atol` (already multiplied by the output's scale) widened
-/// by `spreadFactor` x its spread: its distance from the oracle's output for
-/// nudged inputs, masked with `spreadKey` in `spread`. Writes one
-/// ComparePartial per block.
+/// each element allowed `atol` (already multiplied by the output's scale; no
+/// rtol) plus its spread: its distance from the oracle's output for nudged
+/// inputs, masked with `spreadKey` in `spread`. Writes one ComparePartial
+/// per block.
 extern "C" __global__ void __launch_bounds__(kBlock)
 cuda_agent_compare_spread(const void *store, uint64_t key, const void *got, uint64_t count,
-                          uint32_t kind, double rtol, double atol, const void *spread,
-                          uint64_t spreadKey, double spreadFactor,
+                          uint32_t kind, double atol, const void *spread, uint64_t spreadKey,
                           ComparePartial *partials) {
 #define CUDA_AGENT_COMPARE_SPREAD(K)                                                     \
-  compareBody<K, true>(store, key, got, spread, spreadKey, spreadFactor, count, rtol, atol, \
-                       0, partials, nullptr)
+  compareBody<K, true>(store, key, got, spread, spreadKey, count, 0, atol, 0, partials,  \
+                       nullptr)
   CUDA_AGENT_FOR_KIND(kind, CUDA_AGENT_COMPARE_SPREAD)
 #undef CUDA_AGENT_COMPARE_SPREAD
 }

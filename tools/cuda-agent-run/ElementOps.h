@@ -189,10 +189,10 @@ CUDA_AGENT_HD void judgeFloat(ComparePartial &partial, uint64_t index, double e,
 
 /// The absolute allowance of an element whose f64-oracle value `e` moves to
 /// `p` when the inputs move by an ulp (its spread, |p - e|): `atol` plus
-/// `factor` x the spread, or just `atol` where the spread is not finite.
-CUDA_AGENT_HD double widenBySpread(double atol, double factor, double e, double p) {
+/// the spread, or just `atol` where the spread is not finite.
+CUDA_AGENT_HD double widenBySpread(double atol, double e, double p) {
   double spread = fabs(p - e);
-  return spread - spread == 0 ? atol + factor * spread : atol;
+  return spread - spread == 0 ? atol + spread : atol;
 }
 
 /// Whether judgeFloat() of element `index` whose got bits equal its expected

@@ -323,13 +323,6 @@ static uint64_t getNudgeSeed(uint64_t trialSeed, size_t p) {
   return elements::streamStart(trialSeed, kNudgeStreams + p);
 }
 
-/// The unit of an output's spread ratio besides its spread: its absolute
-/// tolerance alone (atol x the oracle's scale), no rtol.
-static Tolerance getSpreadUnit(Tolerance tolerance) {
-  tolerance.rtol = 0;
-  return tolerance;
-}
-
 /// With an oracle: gives `set` its spread for its trial unless it has it
 /// (InputSet::nudgedOracle): one checked oracle run on its inputs, each
 /// float input nudged by an ulp, its outputs captured, and the
@@ -359,8 +352,8 @@ void Verifier::ensureSpread(InputSet &set) {
       // The reference's output, unmasked into the oracle's own buffer.
       checks->restore(set.expected[o], data, spec);
       set.refSpreadRatio[o] =
-          checks->compareWithSpread(set.oracle[o], set.nudgedOracle[o], 1, data, spec,
-                                    getSpreadUnit(toleranceOf(spec)))
+          checks->compareWithSpread(set.oracle[o], set.nudgedOracle[o], data, spec,
+                                    toleranceOf(spec))
               .comparison.worstRatio;
     }
     oracleRunner->release();
@@ -378,9 +371,9 @@ Verifier::SpreadVerdict Verifier::judgeBySpread(InputSet &set, size_t o) {
   verdict.refRatio = set.refSpreadRatio[o];
   verdict.candRatio = asCandidate([&] {
                         return checks->compareWithSpread(
-                            set.oracle[o], set.nudgedOracle[o], 1,
+                            set.oracle[o], set.nudgedOracle[o],
                             pointerOf(*candRunner, outputs[o], true), spec,
-                            getSpreadUnit(toleranceOf(spec)));
+                            toleranceOf(spec));
                       }).comparison.worstRatio;
   verdict.ok = isWithinSpreadBound(verdict.candRatio, verdict.refRatio);
   return verdict;

@@ -357,20 +357,20 @@ TEST(ElementOps, NudgesGoBothWays) {
 }
 
 TEST(ElementOps, SpreadWidensTheAllowance) {
-  // atol plus factor x |p - e|.
-  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, 2.0, 1.0, 1.5), 1e-5 + 1.0);
-  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, 2.0, -1.0, -1.5), 1e-5 + 1.0);
-  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, 2.0, 1.0, 1.0), 1e-5);
+  // atol plus |p - e|.
+  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, 1.0, 1.5), 1e-5 + 0.5);
+  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, -1.0, -1.5), 1e-5 + 0.5);
+  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, 1.0, 1.0), 1e-5);
   // A non-finite spread widens nothing.
-  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, 2.0, 1.0, INFINITY), 1e-5);
-  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, 2.0, 1.0, NAN), 1e-5);
-  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, 2.0, INFINITY, INFINITY), 1e-5);
-  // judged with it, an element off by the spread passes, one off by more
-  // than factor x spread + atol fails.
+  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, 1.0, INFINITY), 1e-5);
+  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, 1.0, NAN), 1e-5);
+  EXPECT_DOUBLE_EQ(widenBySpread(1e-5, INFINITY, INFINITY), 1e-5);
+  // Judged with it, an element off by the spread passes, one off by more
+  // than spread + atol fails, its ratio in units of spread + atol.
   ComparePartial partial;
-  judgeFloat(partial, 0, 1.0, 1.9, 0, 0, widenBySpread(1e-5, 2.0, 1.0, 1.5));
-  judgeFloat(partial, 1, 1.0, 2.1, 0, 0, widenBySpread(1e-5, 2.0, 1.0, 1.5));
+  judgeFloat(partial, 0, 1.0, 1.4, 0, 0, widenBySpread(1e-5, 1.0, 1.5));
+  judgeFloat(partial, 1, 1.0, 2.1, 0, 0, widenBySpread(1e-5, 1.0, 1.5));
   EXPECT_EQ(partial.numBad, 1u);
   EXPECT_EQ(partial.worst, 1u);
-  EXPECT_NEAR(partial.worstRatio, 1.1 / (1.0 + 1e-5), 1e-12);
+  EXPECT_NEAR(partial.worstRatio, 1.1 / (0.5 + 1e-5), 1e-9);
 }
