@@ -330,9 +330,13 @@ static uint64_t getNudgeSeed(uint64_t trialSeed, size_t p) {
 void Verifier::ensureSpread(InputSet &set) {
   if (set.spreadTrial == set.trial)
     return;
+  // Float outputs only: the rule judges no other (judgeBySpread).
   if (set.nudgedOracle.empty())
     for (const Port &port : outputs)
-      set.nudgedOracle.push_back({checks->allocate(port.spec->numBytes())});
+      set.nudgedOracle.push_back(
+          {getInfo(port.spec->dtype).isFloat
+               ? checks->allocate(port.spec->numBytes())
+               : CUdeviceptr(0)});
   set.refSpreadRatio.assign(outputs.size(), 0);
   withContext("oracle on nudged inputs", [&] {
     oracleRunner->reallocate();
@@ -345,10 +349,10 @@ void Verifier::ensureSpread(InputSet &set) {
     oracleRunner->runChecked();
     for (size_t o = 0; o < outputs.size(); ++o) {
       const BufferSpec &spec = *outputs[o].spec;
-      CUdeviceptr data = oracleRunner->getBufferPointer(outputs[o].oracle);
-      checks->capture(data, spec, set.nudgedOracle[o]);
       if (!getInfo(spec.dtype).isFloat)
         continue;
+      CUdeviceptr data = oracleRunner->getBufferPointer(outputs[o].oracle);
+      checks->capture(data, spec, set.nudgedOracle[o]);
       // The reference's output, unmasked into the oracle's own buffer.
       checks->restore(set.expected[o], data, spec);
       set.refSpreadRatio[o] =
