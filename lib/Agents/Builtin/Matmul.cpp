@@ -261,6 +261,55 @@ LogicalResult cuda_agent::builtin::bindProductAt(ElementEvaluator &eval,
   return success();
 }
 
+/// The indices of region output `out` at which it holds the product's
+/// element `idxC` (C expressions, the indices of `result`): `idxC` itself,
+/// or `idxC` permuted where the epilogue transposes the product (a linear
+/// layer's output transposed, a convolution's moved to channels last for a
+/// pooling). Learnt by evaluating `out` at named indices with the product
+/// probed (ElementEvaluator::probed): each of the product's indices must be
+/// one of those names, each name once.
+static FailureOr<SmallVector<std::string>>
+getOutputElement(const LinalgRegion &region, Value out, Value result,
+                 ArrayRef<std::string> idxC, std::string &why) {
+  ArrayRef<int64_t> outShape = shapeOf(out), productShape = shapeOf(result);
+  SmallVector<std::string> names;
+  for (size_t d = 0; d < outShape.size(); ++d)
+    names.push_back("o" + std::to_string(d));
+  // The statements are thrown away: only where the product is read counts.
+  std::string scratch;
+  unsigned counter = 0;
+  StatementWriter writer(scratch, counter);
+  ElementEvaluator probe(region, writer);
+  probe.probed[result] = "acc";
+  std::string probeWhy;
+  bool read = succeeded(probe.valueAt(out, names, probeWhy));
+  auto at = probe.probedAt.find(result);
+  if (!read || at == probe.probedAt.end()) {
+    // Read at the element, or not at all: the evaluation at it says which.
+    if (outShape == productShape)
+      return SmallVector<std::string>(idxC);
+    why = "a region output of another shape than the product";
+    return failure();
+  }
+  SmallVector<std::string> element(outShape.size());
+  if (at->second.size() != outShape.size()) {
+    why = "a region output of another rank than the product";
+    return failure();
+  }
+  for (auto [i, index] : llvm::enumerate(at->second)) {
+    const auto *name = llvm::find(names, index);
+    size_t d = name - names.begin();
+    if (name == names.end() || !element[d].empty() ||
+        outShape[d] != productShape[i]) {
+      why = "an epilogue that reads the product elsewhere than at the "
+            "element it writes or a permutation of it";
+      return failure();
+    }
+    element[d] = idxC[i];
+  }
+  return element;
+}
+
 FailureOr<std::string> cuda_agent::builtin::writeEpilogueAt(
     const LinalgRegion &region, Value init, Value result,
     ArrayRef<std::string> idxC, StringRef acc, unsigned &counter,
@@ -271,11 +320,11 @@ FailureOr<std::string> cuda_agent::builtin::writeEpilogueAt(
   if (failed(bindProductAt(eval, region, init, result, idxC, acc, why)))
     return failure();
   for (auto [o, out] : llvm::enumerate(region.outputs)) {
-    if (shapeOf(out) != shapeOf(result)) {
-      why = "a region output of another shape than the product";
+    FailureOr<SmallVector<std::string>> element =
+        getOutputElement(region, out, result, idxC, why);
+    if (failed(element))
       return failure();
-    }
-    FailureOr<std::string> value = eval.valueAt(out, idxC, why);
+    FailureOr<std::string> value = eval.valueAt(out, *element, why);
     if (failed(value)) {
       why = "an epilogue that reads the product elsewhere than at the "
             "element it writes (" +
@@ -283,7 +332,7 @@ FailureOr<std::string> cuda_agent::builtin::writeEpilogueAt(
       return failure();
     }
     writer.append("        out" + std::to_string(o) + "[" +
-                  linearize(idxC, shapeOf(out)) +
+                  linearize(*element, shapeOf(out)) +
                   "] = " + storeAs(elementOf(out), *value) + ";\n");
   }
   return body;

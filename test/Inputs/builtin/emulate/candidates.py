@@ -22,8 +22,8 @@ def host_source(source):
     stream = re.compile(r"(ca_load_stream\(const ca_vec<T, N> \*p\) \{\n).*?\n\}\n", re.S)
     source = stream.sub(lambda m: m.group(1) + "  return *p;\n}\n", source)
     # Dynamic shared memory: a static array of the most a block may have.
-    source = re.sub(r"extern __shared__ (__align__\(\d+\)) unsigned char (\w+)\[\];",
-                    r"static \1 unsigned char \2[227 * 1024];", source)
+    source = re.sub(r"extern __shared__ (__align__\(\d+\)) (unsigned char|float) (\w+)\[\];",
+                    r"static \1 \2 \3[227 * 1024 / sizeof(\2)];", source)
     exchange = re.compile(r"__device__ __forceinline__ [^\n]* ca_exchange_\w+\("
                           r"[^\n]*(?:\}\n|\{\n.*?\n\}\n)", re.S)
     if not exchange.search(source):
