@@ -166,6 +166,21 @@ static bool isOrderedProjection(AffineMap map, ArrayRef<int64_t> loopShape,
   return true;
 }
 
+/// Whether `map` reads a tensor of `shape` through a permutation of the
+/// loops other than the identity (a softmax or norm over a permuted input,
+/// `x.permute(0, 2, 3, 1)`): the row kernels read such an operand one
+/// element at a time at its own indices, as a projection's.
+static bool isPermutedRead(AffineMap map, ArrayRef<int64_t> loopShape,
+                           ArrayRef<int64_t> shape) {
+  if (!map.isPermutation() || map.isIdentity() ||
+      shape.size() != loopShape.size())
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults()))
+    if (shape[i] != loopShape[cast<AffineDimExpr>(e).getPosition()])
+      return false;
+  return true;
+}
+
 /// The generics of `region` that compute one value per column (over the
 /// columns' shape, every result read through the identity): each reads
 /// splats, rank-0 values, and inputs or other such generics' results of the
@@ -304,12 +319,13 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
           (rs.isTrailing() && loops == rank &&
            isGroupColumns(map, rs, shape)) ||
           (loops == rank && !v.getDefiningOp() &&
-           isOrderedProjection(map, full, shape));
+           (isOrderedProjection(map, full, shape) ||
+            isPermutedRead(map, full, shape)));
       if (!ok) {
         why = "an operand that is not the rows, one value per row, per "
               "column or per column of a group of rows with the matching "
-              "indexing map, an input read by a projection of the loops, or "
-              "a rank-0 value";
+              "indexing map, an input read by a projection or a "
+              "permutation of the loops, or a rank-0 value";
         return failure();
       }
       // A value the kernel holds per row (a reduction's, or a generic's over
