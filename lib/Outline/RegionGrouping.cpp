@@ -308,10 +308,11 @@ bool readsOutOfPlace(const Group &reader, const Group &producer) {
 /// of `producer` (a contraction or convolution root) computes: reads it
 /// through a map that is not a permutation, so that each element of the
 /// product feeds several of the reader's (a squeeze-excitation's
-/// `x * w[:, :, None, None]` after the linear layers that compute w). No
-/// contraction or convolution kernel writes an output of another shape
-/// than its product, so the two stay apart: the product's region and a
-/// memory-bound region that reads it.
+/// `x * w[:, :, None, None]` after the linear layers that compute w). A
+/// contraction or convolution kernel writes each element of its product
+/// once (at the element or a permutation of it, not at several), so the two
+/// stay apart: the product's region and a memory-bound region that reads
+/// it.
 bool broadcastsProduct(const Group &reader, const Group &producer) {
   return llvm::any_of(producer.rootClasses,
                       [](OpClass c) {
