@@ -117,6 +117,9 @@ static void addKernelsToBinary(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.useBarePtrCallConv = true;
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNvvm));
+  // The math ops it has no libdevice call for (math.trunc) as LLVM's
+  // intrinsics, which NVPTX selects.
+  gpuPm.addPass(createConvertMathToLLVMPass());
   gpuPm.addPass(LLVM::createNVVMOptimizeForTargetPass());
   addCleanup(gpuPm);
   gpuPm.addPass(createReconcileUnrealizedCastsPass());

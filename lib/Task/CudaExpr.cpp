@@ -198,6 +198,44 @@ std::optional<std::string> spellCmpI(arith::CmpIPredicate p, StringRef a,
   }
   return std::nullopt;
 }
+/// The C library function (its double name) of a float math op of one
+/// operand, or none.
+std::optional<StringRef> getUnaryMathFunction(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<StringRef>>(op)
+      .Case([](math::ExpOp) { return "exp"; })
+      .Case([](math::Exp2Op) { return "exp2"; })
+      .Case([](math::ExpM1Op) { return "expm1"; })
+      .Case([](math::LogOp) { return "log"; })
+      .Case([](math::Log2Op) { return "log2"; })
+      .Case([](math::Log10Op) { return "log10"; })
+      .Case([](math::Log1pOp) { return "log1p"; })
+      .Case([](math::SqrtOp) { return "sqrt"; })
+      .Case([](math::RsqrtOp) { return "rsqrt"; })
+      .Case([](math::CbrtOp) { return "cbrt"; })
+      .Case([](math::ErfOp) { return "erf"; })
+      .Case([](math::ErfcOp) { return "erfc"; })
+      .Case([](math::SinOp) { return "sin"; })
+      .Case([](math::CosOp) { return "cos"; })
+      .Case([](math::TanOp) { return "tan"; })
+      .Case([](math::AsinOp) { return "asin"; })
+      .Case([](math::AcosOp) { return "acos"; })
+      .Case([](math::AtanOp) { return "atan"; })
+      .Case([](math::SinhOp) { return "sinh"; })
+      .Case([](math::CoshOp) { return "cosh"; })
+      .Case([](math::TanhOp) { return "tanh"; })
+      .Case([](math::AsinhOp) { return "asinh"; })
+      .Case([](math::AcoshOp) { return "acosh"; })
+      .Case([](math::AtanhOp) { return "atanh"; })
+      .Case([](math::AbsFOp) { return "fabs"; })
+      .Case([](math::FloorOp) { return "floor"; })
+      .Case([](math::CeilOp) { return "ceil"; })
+      .Case([](math::TruncOp) { return "trunc"; })
+      // Halves away from zero, as math.round.
+      .Case([](math::RoundOp) { return "round"; })
+      // Halves to even: rint in the default rounding mode.
+      .Case([](math::RoundEvenOp) { return "rint"; })
+      .Default([](Operation *) { return std::nullopt; });
+}
 } // namespace
 
 std::string StatementWriter::bind(StringRef ctype, StringRef expr) {
@@ -309,37 +347,13 @@ StatementWriter::writeOp(Operation &op,
                 return "(" + ctype->compute + ")(unsigned long long)(" +
                        arg(0) + ")";
               })
-          .Case<math::ExpOp>(
-              [&](auto) { return mathName("exp", type) + "(" + arg(0) + ")"; })
-          .Case<math::Exp2Op>(
-              [&](auto) { return mathName("exp2", type) + "(" + arg(0) + ")"; })
-          .Case<math::LogOp>(
-              [&](auto) { return mathName("log", type) + "(" + arg(0) + ")"; })
-          .Case<math::Log2Op>(
-              [&](auto) { return mathName("log2", type) + "(" + arg(0) + ")"; })
-          .Case<math::Log1pOp>([&](auto) {
-            return mathName("log1p", type) + "(" + arg(0) + ")";
+          .Case<math::Atan2Op>([&](auto) {
+            return mathName("atan2", type) + "(" + arg(0) + ", " + arg(1) + ")";
           })
-          .Case<math::TanhOp>(
-              [&](auto) { return mathName("tanh", type) + "(" + arg(0) + ")"; })
-          .Case<math::SqrtOp>(
-              [&](auto) { return mathName("sqrt", type) + "(" + arg(0) + ")"; })
-          .Case<math::RsqrtOp>([&](auto) {
-            return mathName("rsqrt", type) + "(" + arg(0) + ")";
+          .Case<math::CopySignOp>([&](auto) {
+            return mathName("copysign", type) + "(" + arg(0) + ", " + arg(1) +
+                   ")";
           })
-          .Case<math::ErfOp>(
-              [&](auto) { return mathName("erf", type) + "(" + arg(0) + ")"; })
-          .Case<math::SinOp>(
-              [&](auto) { return mathName("sin", type) + "(" + arg(0) + ")"; })
-          .Case<math::CosOp>(
-              [&](auto) { return mathName("cos", type) + "(" + arg(0) + ")"; })
-          .Case<math::AbsFOp>(
-              [&](auto) { return mathName("fabs", type) + "(" + arg(0) + ")"; })
-          .Case<math::FloorOp>([&](auto) {
-            return mathName("floor", type) + "(" + arg(0) + ")";
-          })
-          .Case<math::CeilOp>(
-              [&](auto) { return mathName("ceil", type) + "(" + arg(0) + ")"; })
           .Case<math::FPowIOp>([&](math::FPowIOp pow) -> std::string {
             // x^n for an integer n (torch's x ** 2): a constant n from 1
             // to 4 as products (what torch's own kernels compute), any
@@ -373,7 +387,11 @@ StatementWriter::writeOp(Operation &op,
               return std::nullopt;
             return "(int)(" + dims[index.getDim()] + ")";
           })
-          .Default([](Operation *) { return std::nullopt; });
+          .Default([&](Operation *) -> std::optional<std::string> {
+            if (std::optional<StringRef> f = getUnaryMathFunction(&op))
+              return mathName(*f, type) + "(" + arg(0) + ")";
+            return std::nullopt;
+          });
   if (!ctype || !expr || expr->empty()) {
     why = "cannot spell '" + op.getName().getStringRef().str() + "' on " +
           llvm::formatv("{0}", type).str() + " in CUDA C";
