@@ -58,14 +58,11 @@ DeviceChecks::DeviceChecks(const Driver &driver, int ordinal) : driver(driver) {
     unmaskKernel = loadKernel("cuda_agent_unmask", sms);
     captureKernel = loadKernel("cuda_agent_capture", sms);
     compareKernel = loadKernel("cuda_agent_compare", sms);
-    compareSpreadKernel = loadKernel("cuda_agent_compare_spread", sms);
     firstDifferenceKernel = loadKernel("cuda_agent_first_difference", sms);
     poisonKernel = loadKernel("cuda_agent_poison", sms);
-    nudgeKernel = loadKernel("cuda_agent_nudge", sms);
     counter = allocate(sizeof(uint64_t));
     partials = allocate(
-        std::max(uint64_t(std::max(compareKernel.maxBlocks, compareSpreadKernel.maxBlocks)) *
-                     sizeof(el::ComparePartial),
+        std::max(uint64_t(compareKernel.maxBlocks) * sizeof(el::ComparePartial),
                  uint64_t(captureKernel.maxBlocks) * sizeof(el::CapturePartial)));
   });
   (void)kDeviceKernelsImageSize;
@@ -186,24 +183,6 @@ void DeviceChecks::poison(CUdeviceptr data, uint64_t bytes, uint64_t seed) {
   });
 }
 
-DeviceComparison DeviceChecks::readComparison(unsigned blocks, const BufferSpec &buffer,
-                                              const Tolerance &tolerance, double scale) {
-  std::vector<el::ComparePartial> parts(blocks);
-  CU_CHECK(driver, cuMemcpyDtoH, parts.data(), partials,
-           parts.size() * sizeof(el::ComparePartial));
-  el::ComparePartial total;
-  for (const el::ComparePartial &part : parts)
-    el::combine(total, part);
-  DeviceComparison result;
-  Comparison &c = result.comparison;
-  c.numElements = buffer.numElements();
-  setVerdict(c, total);
-  c.scale = tolerance.exact ? 0 : scale;
-  result.gotBits = total.gotBits;
-  result.gotHash = {total.hash[0], total.hash[1]};
-  return result;
-}
-
 DeviceComparison DeviceChecks::compare(const DeviceCopy &expected, CUdeviceptr got,
                                        const BufferSpec &buffer,
                                        const Tolerance &tolerance, CUdeviceptr other) {
@@ -219,40 +198,25 @@ DeviceComparison DeviceChecks::compare(const DeviceCopy &expected, CUdeviceptr g
     unsigned blocks = launch(compareKernel, count,
                              {&store, &key, &got, &count, &kind, &rtol, &atol, &exact, &out,
                               &other, &first});
-    DeviceComparison result = readComparison(blocks, buffer, tolerance, expected.scale);
+    std::vector<el::ComparePartial> parts(blocks);
+    CU_CHECK(driver, cuMemcpyDtoH, parts.data(), partials,
+             parts.size() * sizeof(el::ComparePartial));
+    el::ComparePartial total;
+    for (const el::ComparePartial &part : parts)
+      el::combine(total, part);
+    DeviceComparison result;
+    Comparison &c = result.comparison;
+    c.numElements = count;
+    setVerdict(c, total);
+    c.scale = tolerance.exact ? 0 : expected.scale;
+    result.gotBits = total.gotBits;
+    result.gotHash = {total.hash[0], total.hash[1]};
     if (other) {
       uint64_t index = readCounter();
       if (index != ~uint64_t(0))
         result.otherDifference = index;
     }
     return result;
-  });
-}
-
-DeviceComparison DeviceChecks::compareWithSpread(const DeviceCopy &expected,
-                                                 const DeviceCopy &spread, CUdeviceptr got,
-                                                 const BufferSpec &buffer,
-                                                 const Tolerance &tolerance) {
-  return withContext("comparing output '" + buffer.name + "' by its spread", [&] {
-    if (!getInfo(buffer.dtype).isFloat)
-      throw RunnerError(kExitUsage, "the spread is defined only for float outputs");
-    uint64_t count = buffer.numElements();
-    uint32_t kind = uint32_t(buffer.dtype);
-    double atol = tolerance.atol * expected.scale;
-    CUdeviceptr store = expected.store, spreadStore = spread.store, out = partials;
-    uint64_t key = expected.key, spreadKey = spread.key;
-    unsigned blocks = launch(compareSpreadKernel, count,
-                             {&store, &key, &got, &count, &kind, &atol, &spreadStore,
-                              &spreadKey, &out});
-    return readComparison(blocks, buffer, tolerance, expected.scale);
-  });
-}
-
-void DeviceChecks::nudge(CUdeviceptr data, const BufferSpec &buffer, uint64_t seed) {
-  withContext("nudging buffer '" + buffer.name + "'", [&] {
-    uint64_t count = buffer.numElements();
-    uint32_t kind = uint32_t(buffer.dtype);
-    launch(nudgeKernel, count, {&data, &count, &kind, &seed});
   });
 }
 

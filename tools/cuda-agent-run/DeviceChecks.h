@@ -91,18 +91,6 @@ public:
   DeviceComparison compare(const DeviceCopy &expected, CUdeviceptr got,
                            const BufferSpec &buffer, const Tolerance &tolerance,
                            CUdeviceptr other = 0);
-  /// Compares the float output at `got` with the f64 oracle's `expected`,
-  /// every element allowed `tolerance.atol` x the scale of `expected` (no
-  /// rtol) plus its spread: its distance from `spread`, the oracle's output
-  /// for inputs nudged by an ulp (nudge(); ElementOps.h's widenBySpread).
-  /// The worst ratio is the output's spread ratio (Protocol.h's
-  /// isWithinSpreadBound).
-  DeviceComparison compareWithSpread(const DeviceCopy &expected, const DeviceCopy &spread,
-                                     CUdeviceptr got, const BufferSpec &buffer,
-                                     const Tolerance &tolerance);
-  /// Moves every element of the float `buffer` at `data` by one ulp, up or
-  /// down in magnitude by the draw of (`seed`, its index).
-  void nudge(CUdeviceptr data, const BufferSpec &buffer, uint64_t seed);
   /// The flat index of the first element where `a` and `b` differ bitwise.
   std::optional<uint64_t> firstDifference(CUdeviceptr a, CUdeviceptr b,
                                           const BufferSpec &buffer);
@@ -125,10 +113,6 @@ private:
   std::optional<uint64_t> findDifference(CUdeviceptr a, uint64_t keyA, bool maskedA,
                                          CUdeviceptr b, const BufferSpec &buffer);
   uint64_t readCounter();
-  /// Combines the `blocks` compare partials of `buffer` into its verdict
-  /// under `tolerance`, the expected side's scale being `scale`.
-  DeviceComparison readComparison(unsigned blocks, const BufferSpec &buffer,
-                                  const Tolerance &tolerance, double scale);
   /// Runs the capture kernel (store 0: hash only) and combines its partials.
   elements::CapturePartial runCapture(CUdeviceptr data, CUdeviceptr store,
                                       const BufferSpec &buffer, uint64_t key,
@@ -136,8 +120,8 @@ private:
 
   const Driver &driver;
   CUmodule module = nullptr;
-  Kernel generateKernel, unmaskKernel, captureKernel, compareKernel, compareSpreadKernel,
-      firstDifferenceKernel, poisonKernel, nudgeKernel;
+  Kernel generateKernel, unmaskKernel, captureKernel, compareKernel, firstDifferenceKernel,
+      poisonKernel;
   CUdeviceptr counter = 0;  ///< one u64 for the atomic kernels
   CUdeviceptr partials = 0; ///< one partial summary per block
   std::vector<std::pair<CUdeviceptr, uint64_t>> owned;

@@ -5,13 +5,12 @@
 // unmasking a copy into a run's buffer, the capture of a reference output
 // (masked copy, scale, hash), the tolerance comparison (with, in the same
 // pass, the first bitwise difference from a third buffer: the race check),
-// the random poison of outputs, the first bitwise difference of two
-// buffers (one of them possibly masked), and for the f64 oracle's spread the
-// nudge of inputs by an ulp and the comparison that it widens. The
-// per-element rules are ElementOps.h, shared with the host. Built at build
-// time by nvcc into a fatbin (sm_80, sm_90 and compute_80 PTX for newer
-// GPUs) that is embedded in the runner and loaded with cuModuleLoadDataEx
-// (DeviceChecks.cpp); the names are extern "C".
+// the random poison of outputs and the first bitwise difference of two
+// buffers (one of them possibly masked). The per-element rules are
+// ElementOps.h, shared with the host. Built at build time by nvcc into a
+// fatbin (sm_80, sm_90 and compute_80 PTX for newer GPUs) that is embedded in
+// the runner and loaded with cuModuleLoadDataEx (DeviceChecks.cpp); the
+// names are extern "C".
 //
 // The kernels are bound by memory bandwidth, so they move 16 bytes per load
 // and store: each thread of a grid-stride loop (64-bit indices, one wave of
@@ -296,18 +295,15 @@ __device__ void captureBody(const void *src, void *store, uint64_t count, uint64
   });
 }
 
-/// Compares `got` with the masked `store`; with `Spread`, `other` is the
-/// oracle's output for nudged inputs masked with `otherKey`, which widens
-/// each element's atol (widenBySpread), else (optional) the buffer whose
-/// first bitwise difference from `got` goes to `first`.
-template <uint32_t K, bool Spread>
+template <uint32_t K>
 __device__ void compareBody(const void *store, uint64_t key, const void *got,
-                            const void *other, uint64_t otherKey, uint64_t count, double rtol, double atol, uint32_t exact,
-                            ComparePartial *partials, unsigned long long *first) {
+                            const void *other, uint64_t count, double rtol, double atol,
+                            uint32_t exact, ComparePartial *partials,
+                            unsigned long long *first) {
   using T = typename Elem<K>::T;
   ComparePartial mine;
   unsigned long long firstOther = ~0ULL;
-  auto judge = [&](uint64_t i, T e, T g, double elementAtol) {
+  auto judge = [&](uint64_t i, T e, T g) {
     hashElement(mine.hash, i, uint64_t(g));
     if constexpr (K > F64) {
       if (e != g) // an equal element changes nothing (judgeInt)
@@ -318,50 +314,27 @@ __device__ void compareBody(const void *store, uint64_t key, const void *got,
           judgeInt(mine, i, decodeIntOf<K>(e), decodeIntOf<K>(g), uint64_t(g));
       } else if (e != g || sameBitsCanChange(mine, i)) {
         judgeFloat(mine, i, decodeFloatOf<K>(e), decodeFloatOf<K>(g), uint64_t(g), rtol,
-                   elementAtol);
+                   atol);
       }
     }
   };
   if (other) {
     const void *in[3] = {store, got, other};
     forEach<T, 3, false>(in, nullptr, count, [&](uint64_t i, const T *v) {
-      T e = T(v[0] ^ T(maskOf(key, i)));
-      if constexpr (Spread && K <= F64) {
-        T p = T(v[2] ^ T(maskOf(otherKey, i)));
-        judge(i, e, v[1], widenBySpread(atol, decodeFloatOf<K>(e), decodeFloatOf<K>(p)));
-      } else {
-        judge(i, e, v[1], atol);
-        if (v[2] != v[1] && i < firstOther)
-          firstOther = i;
-      }
+      judge(i, T(v[0] ^ T(maskOf(key, i))), v[1]);
+      if (v[2] != v[1] && i < firstOther)
+        firstOther = i;
     });
   } else {
     const void *in[2] = {store, got};
     forEach<T, 2, false>(in, nullptr, count, [&](uint64_t i, const T *v) {
-      judge(i, T(v[0] ^ T(maskOf(key, i))), v[1], atol);
+      judge(i, T(v[0] ^ T(maskOf(key, i))), v[1]);
     });
   }
   reduceBlock(mine, partials,
               [](ComparePartial &into, const ComparePartial &other) { combine(into, other); });
   if (firstOther != ~0ULL)
     atomicMin(first, firstOther);
-}
-
-/// Moves every element of float type `K` at `data` by one ulp, up or down
-/// by the draw of (`seed`, index).
-template <uint32_t K> __device__ void nudgeBody(void *data, uint64_t count, uint64_t seed) {
-  using T = typename Elem<K>::T;
-  if constexpr (K <= F64) {
-    constexpr T sign = T(T(1) << (8 * sizeof(T) - 1));
-    constexpr T inf = K == F32    ? T(0x7f800000u)
-                      : K == F16  ? T(0x7c00u)
-                      : K == BF16 ? T(0x7f80u)
-                                  : T(0x7ff0000000000000ull);
-    const void *in[1] = {data};
-    forEach<T, 1, true>(in, data, count, [&](uint64_t i, const T *v) {
-      return nudgeByUlp<T>(v[0], sign, inf, isNudgedUp(seed, i));
-    });
-  }
 }
 
 } // namespace
@@ -434,35 +407,9 @@ cuda_agent_compare(const void *store, uint64_t key, const void *got, uint64_t co
                    uint32_t kind, double rtol, double atol, uint32_t exact,
                    ComparePartial *partials, const void *other, unsigned long long *first) {
 #define CUDA_AGENT_COMPARE(K)                                                            \
-  compareBody<K, false>(store, key, got, other, 0, count, rtol, atol, exact, partials, first)
+  compareBody<K>(store, key, got, other, count, rtol, atol, exact, partials, first)
   CUDA_AGENT_FOR_KIND(kind, CUDA_AGENT_COMPARE)
 #undef CUDA_AGENT_COMPARE
-}
-
-/// Compares float `got` against the f64 oracle's output masked in `store`,
-/// each element allowed `atol` (already multiplied by the output's scale; no
-/// rtol) plus its spread: its distance from the oracle's output for nudged
-/// inputs, masked with `spreadKey` in `spread`. Writes one ComparePartial
-/// per block.
-extern "C" __global__ void __launch_bounds__(kBlock)
-cuda_agent_compare_spread(const void *store, uint64_t key, const void *got, uint64_t count,
-                          uint32_t kind, double atol, const void *spread, uint64_t spreadKey,
-                          ComparePartial *partials) {
-#define CUDA_AGENT_COMPARE_SPREAD(K)                                                     \
-  compareBody<K, true>(store, key, got, spread, spreadKey, count, 0, atol, 0, partials,  \
-                       nullptr)
-  CUDA_AGENT_FOR_KIND(kind, CUDA_AGENT_COMPARE_SPREAD)
-#undef CUDA_AGENT_COMPARE_SPREAD
-}
-
-/// Moves every float element at `data` by one ulp in place, up or down in
-/// magnitude by the draw of (`seed`, index) (ElementOps.h's nudgeByUlp):
-/// the inputs of the oracle run that measures its spread.
-extern "C" __global__ void __launch_bounds__(kBlock)
-cuda_agent_nudge(void *data, uint64_t count, uint32_t kind, uint64_t seed) {
-#define CUDA_AGENT_NUDGE(K) nudgeBody<K>(data, count, seed)
-  CUDA_AGENT_FOR_KIND(kind, CUDA_AGENT_NUDGE)
-#undef CUDA_AGENT_NUDGE
 }
 
 /// Lowers `*first` to the lowest index where `a` (unmasked with `keyA` when

@@ -11,8 +11,6 @@
 //  - the judgement of one output element against the tolerance (Tolerance.h)
 //    and the combination of two partial summaries, so the GPU's reduction and
 //    the host's loop pick the same worst element;
-//  - the widening of an element's allowance by the oracle's spread, and the
-//    nudge of an input element by one ulp that measures it;
 //  - the order-free 128-bit hash of a buffer's elements.
 //
 // Only +, -, *, /, sqrt (correctly rounded everywhere) and the math library's
@@ -187,14 +185,6 @@ CUDA_AGENT_HD void judgeFloat(ComparePartial &partial, uint64_t index, double e,
   }
 }
 
-/// The absolute allowance of an element whose f64-oracle value `e` moves to
-/// `p` when the inputs move by an ulp (its spread, |p - e|): `atol` plus
-/// the spread, or just `atol` where the spread is not finite.
-CUDA_AGENT_HD double widenBySpread(double atol, double e, double p) {
-  double spread = fabs(p - e);
-  return spread - spread == 0 ? atol + spread : atol;
-}
-
 /// Whether judgeFloat() of element `index` whose got bits equal its expected
 /// bits (so: not bad, error 0, ratio 0, whatever the values) could change
 /// `partial`: only by making it the worst element, when no element so far
@@ -250,31 +240,6 @@ CUDA_AGENT_HD void combine(ComparePartial &partial, const ComparePartial &other)
     partial.expected = other.expected;
     partial.gotBits = other.gotBits;
   }
-}
-
-//===----------------------------------------------------------------------===//
-// Nudging inputs by an ulp
-//===----------------------------------------------------------------------===//
-
-/// The float `bits` (of a type whose sign is `signBit` and whose magnitude
-/// bits are an infinity or a NaN from `infBits` up) moved by one ulp: its
-/// magnitude up when `up`, else down. Zero does not go down, the largest
-/// finite value does not go up, infinities and NaNs stay.
-template <typename T>
-CUDA_AGENT_HD T nudgeByUlp(T bits, T signBit, T infBits, bool up) {
-  T magnitude = T(bits & T(~signBit));
-  if (magnitude >= infBits)
-    return bits;
-  if (up && T(magnitude + 1) < infBits)
-    ++magnitude;
-  else if (!up && magnitude > 0)
-    --magnitude;
-  return T((bits & signBit) | magnitude);
-}
-
-/// Whether element `index` of a buffer nudged with `seed` goes up.
-CUDA_AGENT_HD bool isNudgedUp(uint64_t seed, uint64_t index) {
-  return draw(seed, index) >> 63;
 }
 
 //===----------------------------------------------------------------------===//

@@ -117,7 +117,6 @@ void mlir::cuda_agent::setVerdict(Comparison &result,
   result.expected = seen ? partial.expected : 0;
   result.maxAbsErr = partial.maxAbsErr;
   result.maxRelErr = partial.maxRelErr;
-  result.worstRatio = seen ? std::max(partial.worstRatio, 0.0) : 0;
 }
 
 std::vector<int64_t>

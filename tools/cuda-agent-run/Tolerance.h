@@ -74,9 +74,6 @@ struct Comparison {
   double maxAbsErr = 0;  ///< over elements where both values are finite
   double maxRelErr = 0;  ///< same, where expected != 0
   double scale = 0;      ///< max finite |expected|
-  /// The largest error / allowed over all elements (inf where a non-finite
-  /// value disagrees, or an error where none is allowed).
-  double worstRatio = 0;
 };
 
 /// Sets `result`'s verdict (ok, bad count, worst element, largest errors)

@@ -94,24 +94,6 @@ private:
   /// for `set` under the oracle rule (getOracleTolerance()).
   Comparison compareWithOracle(const InputSet &set, size_t o);
 
-  /// With an oracle: gives `set` its spread for its trial unless it has it
-  /// (InputSet::nudgedOracle): one checked oracle run on its inputs, each
-  /// float input nudged by an ulp, its outputs captured, and the
-  /// reference's spread ratio of every output. Trusted like the oracle.
-  void ensureSpread(InputSet &set);
-
-  /// The spread rule's verdict on the candidate's output `o` for `set`.
-  struct SpreadVerdict {
-    bool ok = false;
-    double refRatio = 0, candRatio = 0;
-  };
-  SpreadVerdict judgeBySpread(InputSet &set, size_t o);
-
-  /// Whether the candidate's output `o`, which missed the tolerance of the
-  /// reference's for `set`, is accepted by the oracle rule or else by the
-  /// spread rule (false without an oracle).
-  bool isAcceptedByOracle(InputSet &set, size_t o);
-
   /// One checked candidate run on `set`'s inputs, on its current
   /// allocations, outputs poisoned. `restoreInputs` false: the inputs were
   /// compared bitwise with `set`'s after the previous run and still hold it.
@@ -142,11 +124,10 @@ private:
 
   /// Fills the trial record with the worst output's errors and rejects on
   /// the first mismatch: an output off the reference's by more than the
-  /// tolerance, unless the oracle rule or else the spread rule accepts it
-  /// (with an oracle, both sides' errors against it, and where the spread
-  /// rule was asked their spread ratios, are recorded per output).
+  /// tolerance, unless the oracle rule accepts it (with an oracle, both
+  /// sides' errors against it are recorded per output).
   void compareTrial(json &trial, const std::string &trialName,
-                    const std::vector<DeviceComparison> &comparisons, InputSet &set);
+                    const std::vector<DeviceComparison> &comparisons, const InputSet &set);
 
   /// The input sets of the timed runs, the last trial's first: the last two
   /// trials', or with a single trial the last one and one more set, made
@@ -173,7 +154,7 @@ private:
   /// Checks the candidate's buffers right after timed run `run` on `set`:
   /// guards intact, every output within tolerance of the reference's
   /// outputs for that set (compared on the GPU).
-  void checkTimedRun(int run, InputSet &set);
+  void checkTimedRun(int run, const InputSet &set);
 
   /// The offset trial (kOffsetTrialAlignment, Protocol.h): one more checked
   /// run of the candidate on the last trial's inputs with every buffer at an

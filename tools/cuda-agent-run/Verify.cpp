@@ -316,80 +316,6 @@ Comparison Verifier::compareWithOracle(const InputSet &set, size_t o) {
   return c;
 }
 
-/// The stream of the nudges of input port `p` (kNudgeStreams apart from any
-/// input's own stream).
-static uint64_t getNudgeSeed(uint64_t trialSeed, size_t p) {
-  constexpr uint64_t kNudgeStreams = uint64_t(1) << 32;
-  return elements::streamStart(trialSeed, kNudgeStreams + p);
-}
-
-/// With an oracle: gives `set` its spread for its trial unless it has it
-/// (InputSet::nudgedOracle): one checked oracle run on its inputs, each
-/// float input nudged by an ulp, its outputs captured, and the
-/// reference's spread ratio of every output. Trusted like the oracle.
-void Verifier::ensureSpread(InputSet &set) {
-  if (set.spreadTrial == set.trial)
-    return;
-  // Float outputs only: the rule judges no other (judgeBySpread).
-  if (set.nudgedOracle.empty())
-    for (const Port &port : outputs)
-      set.nudgedOracle.push_back(
-          {getInfo(port.spec->dtype).isFloat
-               ? checks->allocate(port.spec->numBytes())
-               : CUdeviceptr(0)});
-  set.refSpreadRatio.assign(outputs.size(), 0);
-  withContext("oracle on nudged inputs", [&] {
-    oracleRunner->reallocate();
-    prepare(*oracleRunner, *oracle, false, set);
-    uint64_t trialSeed = options.seed * 1000 + uint64_t(set.trial);
-    for (size_t p = 0; p < inputs.size(); ++p)
-      if (getInfo(inputs[p].spec->dtype).isFloat)
-        checks->nudge(oracleRunner->getBufferPointer(inputs[p].oracle), *inputs[p].spec,
-                      getNudgeSeed(trialSeed, p));
-    oracleRunner->runChecked();
-    for (size_t o = 0; o < outputs.size(); ++o) {
-      const BufferSpec &spec = *outputs[o].spec;
-      if (!getInfo(spec.dtype).isFloat)
-        continue;
-      CUdeviceptr data = oracleRunner->getBufferPointer(outputs[o].oracle);
-      checks->capture(data, spec, set.nudgedOracle[o]);
-      // The reference's output, unmasked into the oracle's own buffer.
-      checks->restore(set.expected[o], data, spec);
-      set.refSpreadRatio[o] =
-          checks->compareWithSpread(set.oracle[o], set.nudgedOracle[o], data, spec,
-                                    toleranceOf(spec))
-              .comparison.worstRatio;
-    }
-    oracleRunner->release();
-  });
-  set.spreadTrial = set.trial;
-}
-
-/// The spread rule's verdict on the candidate's output `o` for `set`.
-Verifier::SpreadVerdict Verifier::judgeBySpread(InputSet &set, size_t o) {
-  const BufferSpec &spec = *outputs[o].spec;
-  if (!oracle || !getInfo(spec.dtype).isFloat)
-    return {};
-  ensureSpread(set);
-  SpreadVerdict verdict;
-  verdict.refRatio = set.refSpreadRatio[o];
-  verdict.candRatio = asCandidate([&] {
-                        return checks->compareWithSpread(
-                            set.oracle[o], set.nudgedOracle[o],
-                            pointerOf(*candRunner, outputs[o], true), spec,
-                            toleranceOf(spec));
-                      }).comparison.worstRatio;
-  verdict.ok = isWithinSpreadBound(verdict.candRatio, verdict.refRatio);
-  return verdict;
-}
-
-/// Whether the candidate's output `o`, which missed the tolerance of the
-/// reference's for `set`, is accepted by the oracle rule or else by the
-/// spread rule (false without an oracle).
-bool Verifier::isAcceptedByOracle(InputSet &set, size_t o) {
-  return oracle && (compareWithOracle(set, o).ok || judgeBySpread(set, o).ok);
-}
-
 /// One checked candidate run on `set`'s inputs, on its current
 /// allocations, outputs poisoned. `restoreInputs` false: the inputs were
 /// compared bitwise with `set`'s after the previous run and still hold it.
@@ -530,7 +456,7 @@ Tolerance Verifier::toleranceOf(const BufferSpec &spec) const {
 /// tolerance, unless the oracle rule accepts it (with an oracle, both
 /// sides' errors against it are recorded per output).
 void Verifier::compareTrial(json &trial, const std::string &trialName,
-                  const std::vector<DeviceComparison> &comparisons, InputSet &set) {
+                  const std::vector<DeviceComparison> &comparisons, const InputSet &set) {
   json perOutput = json::object();
   std::optional<size_t> failed;
   std::string oracleNote; // the failed output's errors against the oracle
@@ -550,31 +476,21 @@ void Verifier::compareTrial(json &trial, const std::string &trialName,
     std::string againstOracle;
     if (oracle) {
       Comparison byOracle = compareWithOracle(set, o);
-      againstOracle = "against the f64 oracle: error " + formatNumber(byOracle.maxAbsErr) +
-                      ", the reference's " + formatNumber(set.refOracleErr[o]);
-      std::string allowed = " (allowed " + formatNumber(kOracleErrorFactor) + "x)";
+      bool rescued = !c.ok && byOracle.ok;
       record[wire::kRefOracleErr] = set.refOracleErr[o];
       record[wire::kCandOracleErr] = byOracle.maxAbsErr;
-      bool bySpread = false;
-      if (!c.ok && !byOracle.ok && getInfo(spec.dtype).isFloat) {
-        SpreadVerdict spread = judgeBySpread(set, o);
-        record[wire::kRefSpreadRatio] = spread.refRatio;
-        record[wire::kCandSpreadRatio] = spread.candRatio;
-        record[wire::kAcceptedBySpread] = bySpread = spread.ok;
-        againstOracle += allowed + "; spread ratio " + formatNumber(spread.candRatio) +
-                         ", the reference's " + formatNumber(spread.refRatio);
-      }
-      bool rescued = !c.ok && (byOracle.ok || bySpread);
       record[wire::kAcceptedByOracle] = rescued;
       acceptedByOracle |= rescued;
-      ok = c.ok || rescued;
+      ok = c.ok || byOracle.ok;
+      againstOracle = "against the f64 oracle: error " + formatNumber(byOracle.maxAbsErr) +
+                      ", the reference's " + formatNumber(set.refOracleErr[o]);
       if (!ok && !failed)
-        oracleNote = "; " + againstOracle + allowed;
+        oracleNote = "; " + againstOracle + " (allowed " +
+                     formatNumber(kOracleErrorFactor) + "x)";
       // Within the tolerance, but much less precise than the reference
-      // (precision=tf32 accepts TF32's error; the spread rule has judged
-      // precision element by element).
+      // (precision=tf32 accepts TF32's error).
       double floor = getTolerance(spec.dtype).atol * set.oracle[o].scale;
-      if (ok && !bySpread && !reference.tf32Products &&
+      if (ok && !reference.tf32Products &&
           !isWithinPrecisionBound(byOracle.maxAbsErr, set.refOracleErr[o], floor)) {
         ok = false;
         if (!failed)

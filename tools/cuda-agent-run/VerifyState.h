@@ -89,14 +89,6 @@ struct InputSet {
   /// the reference's largest absolute error against them.
   std::vector<DeviceCopy> oracle;
   std::vector<double> refOracleErr;
-  /// With an oracle, once an output needed the spread rule (Protocol.h's
-  /// isWithinSpreadBound; Verifier::ensureSpread()), per output port: the
-  /// oracle's outputs for the inputs nudged by an ulp (masked) and the
-  /// reference's spread ratio; `spreadTrial` is the trial they belong to
-  /// (0: none yet).
-  std::vector<DeviceCopy> nudgedOracle;
-  std::vector<double> refSpreadRatio;
-  int spreadTrial = 0;
 };
 
 /// Per output: the candidate's first run of the trial, kept on the device,

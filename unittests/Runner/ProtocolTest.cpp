@@ -59,17 +59,6 @@ TEST(ProtocolTest, OracleBoundIsASmallMultipleOfTheReferencesError) {
   EXPECT_FALSE(isWithinOracleBound(1e-3, NAN));
 }
 
-TEST(ProtocolTest, SpreadRuleComparesRatios) {
-  EXPECT_TRUE(isWithinSpreadBound(0, 0));
-  EXPECT_TRUE(isWithinSpreadBound(3.3, 2.44)); // an honest reordering
-  EXPECT_TRUE(isWithinSpreadBound(kOracleErrorFactor * 9.0, 9.0));
-  EXPECT_FALSE(isWithinSpreadBound(11.0, 2.44)); // coarser than allowed
-  EXPECT_FALSE(isWithinSpreadBound(0.5, 0)); // an exact reference leaves no room
-  EXPECT_FALSE(isWithinSpreadBound(INFINITY, 2.0)); // a non-finite mismatch
-  EXPECT_FALSE(isWithinSpreadBound(1.0, INFINITY));
-  EXPECT_FALSE(isWithinSpreadBound(NAN, 2.0));
-}
-
 TEST(ProtocolTest, NumbersPrintLikeFormatv) {
   const double values[] = {0,     1.05,     2.5,      -3.14159, 1e-9,
                            0.005, 0.015,    123456.7, 1e300,    -0.0,

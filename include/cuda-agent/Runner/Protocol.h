@@ -151,12 +151,6 @@ inline constexpr char kAccepted[] = "accepted";
 inline constexpr char kRefOracleErr[] = "ref_oracle_err";
 inline constexpr char kCandOracleErr[] = "cand_oracle_err";
 inline constexpr char kAcceptedByOracle[] = "accepted_by_oracle";
-// result.json, a trial's record of an output that both the tolerance and the
-// oracle rule rejected: the reference's and the candidate's spread ratios
-// (isWithinSpreadBound), and whether that rule accepted it.
-inline constexpr char kRefSpreadRatio[] = "ref_spread_ratio";
-inline constexpr char kCandSpreadRatio[] = "cand_spread_ratio";
-inline constexpr char kAcceptedBySpread[] = "accepted_by_spread";
 // result.json, one candidate's verdict, when it passed: the offset trial
 // (kOffsetTrialAlignment), {"alignment": 64, "ok": true|false, "reason"}.
 inline constexpr char kOffsetTrial[] = "offset_trial";
@@ -272,25 +266,6 @@ struct JobResult {
 inline bool isWithinOracleBound(double candErr, double refErr) {
   return std::isfinite(candErr) && std::isfinite(refErr) &&
          candErr <= kOracleErrorFactor * refErr;
-}
-
-/// An output whose largest error the oracle rule compares can be
-/// ill-conditioned: where softmax's top scores nearly tie, rounding the
-/// inputs to f32 alone moves an element by more than any kernel's
-/// arithmetic, and which elements those are, and so which side's largest
-/// error is larger, is a draw. So where the oracle rule fails, the verifier
-/// runs the oracle once more on inputs nudged by one ulp each; the distance
-/// d_i of element i from its first output (the spread) is how much the
-/// inputs' own rounding moves it. The spread ratio of an output x is
-/// max_i |x_i - o_i| / (d_i + t), o the oracle's output and t the output's
-/// absolute tolerance (atol x its scale): the error in units of what no
-/// f32 kernel can be held to. A candidate is as accurate as the reference,
-/// element by element, when its spread ratio (`candRatio`) is at most
-/// kOracleErrorFactor times the reference's (`refRatio`). Where no element
-/// moves (d = 0), the rule is the oracle rule's with t as the unit.
-inline bool isWithinSpreadBound(double candRatio, double refRatio) {
-  return std::isfinite(candRatio) && std::isfinite(refRatio) &&
-         candRatio <= kOracleErrorFactor * refRatio;
 }
 
 /// Whether a candidate whose output is within the tolerance of the
