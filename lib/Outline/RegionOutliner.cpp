@@ -26,6 +26,7 @@
 #include "cuda-agent/Outline/ScaledOperands.h"
 #include "cuda-agent/Outline/ScanChains.h"
 #include "cuda-agent/Outline/SliceReads.h"
+#include "cuda-agent/Outline/ChainedExtrema.h"
 #include "cuda-agent/Outline/TransposedProducts.h"
 #include "cuda-agent/Outline/RegionHash.h"
 #include "cuda-agent/Outline/RegionCost.h"
@@ -411,6 +412,9 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     // positions (torch's arange(n).unsqueeze(1)) that keep them from their
     // readers.
     fuseMasksAndPositions(func);
+    // After the unit dimensions are dropped too: torch's max over several
+    // dimensions keeps a unit dimension between its reductions.
+    mergeChainedExtrema(func);
     foldSliceReads(func);
     expandRankReducingInserts(func);
     // Blocks that can hold regions: every block except linalg bodies.

@@ -419,6 +419,15 @@ def make_input(shape, dtype, gen):
     return torch.randn(shape, generator=gen).to(dtype)
 
 
+class LogSumExpSpatial(nn.Module):
+    """KernelBench level 2's logsumexp over a feature map's spatial dimensions: torch
+    takes the max over (2, 3) as two chained max reductions, which the outliner merges
+    (ChainedExtrema.h), so the logsumexp is one row region."""
+
+    def forward(self, x):
+        return torch.relu(torch.logsumexp(x, dim=(2, 3)))
+
+
 PROGRAMS = {
     "linear-relu": (LinearReLU, [(8, 64)], torch.float32, False),
     "softmax": (Softmax, [(16, 100)], torch.float32, False),
@@ -468,6 +477,7 @@ PROGRAMS = {
                          torch.float32, False),
     "multihead-attention": (MultiheadAttention, [(2, 16, 32)], torch.float32, False),
     "gemm-groupnorm-swish": (GemmGroupNormSwish, [(8, 32)], torch.float32, False),
+    "logsumexp-spatial": (LogSumExpSpatial, [(2, 6, 5, 7)], torch.float32, False),
     "convtranspose-pool-mean-tanh": (ConvTransposePoolMeanTanh, [(2, 4, 6, 6)], torch.float32,
                                      False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
