@@ -168,8 +168,11 @@ static bool isOrderedProjection(AffineMap map, ArrayRef<int64_t> loopShape,
 
 /// Whether `map` reads a tensor of `shape` through a permutation of the
 /// loops other than the identity (a softmax or norm over a permuted input,
-/// `x.permute(0, 2, 3, 1)`): the row kernels read such an operand one
-/// element at a time at its own indices, as a projection's.
+/// `x.permute(0, 2, 3, 1)`, the transpose an elementwise generic of the
+/// region): the row kernels read such an operand one element at a time at
+/// its own indices, as a projection's. Only elementwise generics: a
+/// reduction that reads its input so (a vector times a row-major matrix)
+/// is the split and sliced kernels', which read it along its rows.
 static bool isPermutedRead(AffineMap map, ArrayRef<int64_t> loopShape,
                            ArrayRef<int64_t> shape) {
   if (!map.isPermutation() || map.isIdentity() ||
@@ -319,8 +322,9 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
           (rs.isTrailing() && loops == rank &&
            isGroupColumns(map, rs, shape)) ||
           (loops == rank && !v.getDefiningOp() &&
-           (isOrderedProjection(map, full, shape) ||
-            isPermutedRead(map, full, shape)));
+           isOrderedProjection(map, full, shape)) ||
+          (loops == rank && !v.getDefiningOp() && !isReduction(g) &&
+           isPermutedRead(map, full, shape));
       if (!ok) {
         why = "an operand that is not the rows, one value per row, per "
               "column or per column of a group of rows with the matching "
