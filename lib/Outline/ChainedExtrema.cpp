@@ -86,8 +86,9 @@ unsigned cuda_agent::mergeChainedExtrema(Operation *root) {
     inner.getParallelDims(innerParallel);
     SmallVector<utils::IteratorType> iterators =
         inner.getIteratorTypesArray();
-    for (unsigned d = 0; d < outer.getNumLoops(); ++d)
-      if (outer.getIteratorTypesArray()[d] != utils::IteratorType::parallel)
+    for (auto [d, iterator] :
+         llvm::enumerate(outer.getIteratorTypesArray()))
+      if (iterator != utils::IteratorType::parallel)
         iterators[innerParallel[d]] = utils::IteratorType::reduction;
     SmallVector<AffineExpr> kept;
     MLIRContext *context = root->getContext();

@@ -198,10 +198,15 @@ std::optional<std::string> spellCmpI(arith::CmpIPredicate p, StringRef a,
   }
   return std::nullopt;
 }
-/// The C library function (its double name) of a float math op of one
-/// operand, or none.
-std::optional<StringRef> getUnaryMathFunction(Operation *op) {
+/// The C library function (its double name) that computes a float op of
+/// its operands in order, or none.
+std::optional<StringRef> getMathFunction(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<StringRef>>(op)
+      .Case([](arith::RemFOp) { return "fmod"; })
+      .Case([](arith::MaxNumFOp) { return "fmax"; })
+      .Case([](arith::MinNumFOp) { return "fmin"; })
+      .Case([](math::Atan2Op) { return "atan2"; })
+      .Case([](math::CopySignOp) { return "copysign"; })
       .Case([](math::ExpOp) { return "exp"; })
       .Case([](math::Exp2Op) { return "exp2"; })
       .Case([](math::ExpM1Op) { return "expm1"; })
@@ -293,9 +298,6 @@ StatementWriter::writeOp(Operation &op,
           })
           .Case([&](arith::DivSIOp) { return arg(0) + " / " + arg(1); })
           .Case<arith::RemSIOp>([&](auto) { return arg(0) + " % " + arg(1); })
-          .Case<arith::RemFOp>([&](auto) {
-            return mathName("fmod", type) + "(" + arg(0) + ", " + arg(1) + ")";
-          })
           .Case<arith::AndIOp>([&](auto) { return arg(0) + " & " + arg(1); })
           .Case<arith::OrIOp>([&](auto) { return arg(0) + " | " + arg(1); })
           .Case<arith::XOrIOp>([&](auto) { return arg(0) + " ^ " + arg(1); })
@@ -305,12 +307,6 @@ StatementWriter::writeOp(Operation &op,
           })
           .Case<arith::MinimumFOp>([&](auto) {
             return "ca_minimum(" + arg(0) + ", " + arg(1) + ")";
-          })
-          .Case<arith::MaxNumFOp>([&](auto) {
-            return mathName("fmax", type) + "(" + arg(0) + ", " + arg(1) + ")";
-          })
-          .Case<arith::MinNumFOp>([&](auto) {
-            return mathName("fmin", type) + "(" + arg(0) + ", " + arg(1) + ")";
           })
           .Case<arith::MaxSIOp>(
               [&](auto) { return "max(" + arg(0) + ", " + arg(1) + ")"; })
@@ -347,13 +343,6 @@ StatementWriter::writeOp(Operation &op,
                 return "(" + ctype->compute + ")(unsigned long long)(" +
                        arg(0) + ")";
               })
-          .Case<math::Atan2Op>([&](auto) {
-            return mathName("atan2", type) + "(" + arg(0) + ", " + arg(1) + ")";
-          })
-          .Case<math::CopySignOp>([&](auto) {
-            return mathName("copysign", type) + "(" + arg(0) + ", " + arg(1) +
-                   ")";
-          })
           .Case<math::FPowIOp>([&](math::FPowIOp pow) -> std::string {
             // x^n for an integer n (torch's x ** 2): a constant n from 1
             // to 4 as products (what torch's own kernels compute), any
@@ -388,9 +377,13 @@ StatementWriter::writeOp(Operation &op,
             return "(int)(" + dims[index.getDim()] + ")";
           })
           .Default([&](Operation *) -> std::optional<std::string> {
-            if (std::optional<StringRef> f = getUnaryMathFunction(&op))
-              return mathName(*f, type) + "(" + arg(0) + ")";
-            return std::nullopt;
+            std::optional<StringRef> f = getMathFunction(&op);
+            if (!f)
+              return std::nullopt;
+            SmallVector<std::string> args;
+            for (unsigned i = 0; i < op.getNumOperands(); ++i)
+              args.push_back(arg(i));
+            return mathName(*f, type) + "(" + join(args, ", ") + ")";
           });
   if (!ctype || !expr || expr->empty()) {
     why = "cannot spell '" + op.getName().getStringRef().str() + "' on " +
@@ -408,11 +401,9 @@ std::string Combiner::combine(StringRef a, StringRef b) const {
           [&](auto) { return (a + " + " + b).str(); })
       .Case<arith::MulFOp, arith::MulIOp>(
           [&](auto) { return (a + " * " + b).str(); })
-      .Case<arith::MaxNumFOp>([&](auto) {
-        return mathName("fmax", type) + "(" + a.str() + ", " + b.str() + ")";
-      })
-      .Case<arith::MinNumFOp>([&](auto) {
-        return mathName("fmin", type) + "(" + a.str() + ", " + b.str() + ")";
+      .Case<arith::MaxNumFOp, arith::MinNumFOp>([&](Operation *extremum) {
+        return mathName(*getMathFunction(extremum), type) + "(" + a.str() +
+               ", " + b.str() + ")";
       })
       .Case<arith::MaximumFOp>(
           [&](auto) { return ("ca_maximum(" + a + ", " + b + ")").str(); })

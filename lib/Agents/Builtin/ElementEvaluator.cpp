@@ -19,6 +19,25 @@ using namespace mlir;
 using namespace mlir::cuda_agent;
 using namespace mlir::cuda_agent::builtin;
 
+FailureOr<SmallVector<std::string>>
+cuda_agent::builtin::readAtElement(const LinalgRegion &region, Value out,
+                                   Value read, ArrayRef<std::string> idx,
+                                   std::string &why) {
+  std::string scratch;
+  unsigned counter = 0;
+  StatementWriter writer(scratch, counter);
+  ElementEvaluator eval(region, writer);
+  eval.probed[read] = "acc";
+  if (failed(eval.valueAt(out, idx, why)))
+    return failure();
+  auto at = eval.probedAt.find(read);
+  if (at == eval.probedAt.end()) {
+    why = "an output that does not read the reduction";
+    return failure();
+  }
+  return at->second;
+}
+
 std::string cuda_agent::builtin::indexInPart(const std::string &index,
                                              int64_t offset) {
   return offset == 0 ? index

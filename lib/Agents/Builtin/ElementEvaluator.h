@@ -130,6 +130,18 @@ private:
   std::map<std::string, SmallVector<std::string>> memo;
 };
 
+/// The indices (C expressions) at which region tensor `out`, at its
+/// indices `idx`, reads `read`, learnt by evaluating it with `read` probed
+/// (ElementEvaluator::probed; the statements are thrown away): `idx` itself
+/// where `out` reads it at the element, a permutation of it through
+/// transposes (torch's 3-D pooling: channels last, then back; a product's
+/// output transposed). Fails (with `why`) where `out` reads it at more than
+/// one element or not at all.
+FailureOr<SmallVector<std::string>> readAtElement(const LinalgRegion &region,
+                                                  Value out, Value read,
+                                                  ArrayRef<std::string> idx,
+                                                  std::string &why);
+
 /// The index (a C expression) in a part at `offset` of the assembled
 /// tensor's `index`.
 std::string indexInPart(const std::string &index, int64_t offset);

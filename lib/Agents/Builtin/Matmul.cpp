@@ -265,9 +265,9 @@ LogicalResult cuda_agent::builtin::bindProductAt(ElementEvaluator &eval,
 /// element `idxC` (C expressions, the indices of `result`): `idxC` itself,
 /// or `idxC` permuted where the epilogue transposes the product (a linear
 /// layer's output transposed, a convolution's moved to channels last for a
-/// pooling). Learnt by evaluating `out` at named indices with the product
-/// probed (ElementEvaluator::probed): each of the product's indices must be
-/// one of those names, each name once.
+/// pooling). Learnt by reading `out` at named indices (readAtElement):
+/// each of the product's indices must be one of those names, each name
+/// once.
 static FailureOr<SmallVector<std::string>>
 getOutputElement(const LinalgRegion &region, Value out, Value result,
                  ArrayRef<std::string> idxC, std::string &why) {
@@ -275,16 +275,10 @@ getOutputElement(const LinalgRegion &region, Value out, Value result,
   SmallVector<std::string> names;
   for (size_t d = 0; d < outShape.size(); ++d)
     names.push_back("o" + std::to_string(d));
-  // The statements are thrown away: only where the product is read counts.
-  std::string scratch;
-  unsigned counter = 0;
-  StatementWriter writer(scratch, counter);
-  ElementEvaluator probe(region, writer);
-  probe.probed[result] = "acc";
   std::string probeWhy;
-  bool read = succeeded(probe.valueAt(out, names, probeWhy));
-  auto at = probe.probedAt.find(result);
-  if (!read || at == probe.probedAt.end()) {
+  FailureOr<SmallVector<std::string>> at =
+      readAtElement(region, out, result, names, probeWhy);
+  if (failed(at)) {
     // Read at the element, or not at all: the evaluation at it says which.
     if (outShape == productShape)
       return SmallVector<std::string>(idxC);
@@ -292,11 +286,11 @@ getOutputElement(const LinalgRegion &region, Value out, Value result,
     return failure();
   }
   SmallVector<std::string> element(outShape.size());
-  if (at->second.size() != outShape.size()) {
+  if (at->size() != outShape.size()) {
     why = "a region output of another rank than the product";
     return failure();
   }
-  for (auto [i, index] : llvm::enumerate(at->second)) {
+  for (auto [i, index] : llvm::enumerate(*at)) {
     const auto *name = llvm::find(names, index);
     size_t d = name - names.begin();
     if (name == names.end() || !element[d].empty() ||

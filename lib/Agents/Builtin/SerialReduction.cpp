@@ -169,7 +169,7 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
   SmallVector<std::string> idx = outIdx;
   if (epilogue) {
     FailureOr<SmallVector<std::string>> at =
-        readAtElement(region, reduced, outIdx, why);
+        readAtElement(region, out, reduced, outIdx, why);
     if (failed(at))
       return failure();
     idx = std::move(*at);

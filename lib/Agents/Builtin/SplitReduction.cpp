@@ -78,29 +78,6 @@ cuda_agent::builtin::findFilledReduction(const LinalgRegion &region,
   return g;
 }
 
-FailureOr<SmallVector<std::string>> cuda_agent::builtin::readAtElement(
-    const LinalgRegion &region, Value reduced, ArrayRef<std::string> idx,
-    std::string &why) {
-  if (region.outputs.size() != 1) {
-    why = "a reduction with an epilogue into one output";
-    return failure();
-  }
-  // The statements are thrown away: only where the reads are counts.
-  std::string scratch;
-  unsigned counter = 0;
-  StatementWriter writer(scratch, counter);
-  ElementEvaluator eval(region, writer);
-  eval.probed[reduced] = "acc";
-  if (failed(eval.valueAt(region.outputs[0], idx, why)))
-    return failure();
-  auto at = eval.probedAt.find(reduced);
-  if (at == eval.probedAt.end()) {
-    why = "an output that does not read the reduction";
-    return failure();
-  }
-  return at->second;
-}
-
 FailureOr<std::string> cuda_agent::builtin::writeOutputStores(
     const LinalgRegion &region,
     ArrayRef<std::pair<Value, std::string>> accumulators,

@@ -38,7 +38,7 @@ FailureOr<linalg::GenericOp> findFilledReduction(const LinalgRegion &region,
 /// indices in the outputs are `idx`, where each result in `accumulators`
 /// has the value of its C name (a single reduction's `acc`, a fold's
 /// `acc0`, `acc1`, ...) at its indices `accIdx` (`idx` unless an epilogue
-/// permutes them: readAtElement): the elementwise epilogue inlined by the
+/// permutes them: readAtElement, ElementEvaluator.h): the elementwise epilogue inlined by the
 /// evaluator (nothing when the outputs are the results themselves), then
 /// one store per output, each line indented by `indent`. Fails (with `why`)
 /// where an output reads a result elsewhere than at `accIdx`.
@@ -47,16 +47,6 @@ writeOutputStores(const LinalgRegion &region,
                   ArrayRef<std::pair<Value, std::string>> accumulators,
                   ArrayRef<std::string> accIdx, ArrayRef<std::string> idx,
                   StringRef indent, unsigned &counter, std::string &why);
-
-/// The indices (C expressions) at which the region's single output, at its
-/// indices `idx`, reads `reduced`: `idx` itself for the reduction's own
-/// output, a permutation of it through an epilogue's transposes (torch's
-/// 3-D pooling: channels last, then back). Fails (with `why`) where the
-/// output reads it at more than one element or not at all.
-FailureOr<SmallVector<std::string>> readAtElement(const LinalgRegion &region,
-                                                  Value reduced,
-                                                  ArrayRef<std::string> idx,
-                                                  std::string &why);
 
 /// The split variant of `shape` for `region`'s single reduction into a
 /// filled output, with its elementwise epilogue: launch `partial` sums a

@@ -1,5 +1,5 @@
 // The math dialect's float functions the builtin agent spells as CUDA C
-// library calls (CudaExpr.cpp, getUnaryMathFunction; atan2 and copysign),
+// library calls (CudaExpr.cpp, getMathFunction, atan2 and copysign too),
 // for builtin-math-functions.test: each in an elementwise region of its
 // own over inputs in [-1, 1] (arguments moved into the function's domain
 // where it is smaller), and expm1 in a linear layer's epilogue (a CELU),
