@@ -15,6 +15,7 @@
 #include "KernelText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -25,6 +26,31 @@ bool cuda_agent::builtin::isWholeRows(Value out, const RowShape &rs) {
   auto g = out.getDefiningOp<linalg::GenericOp>();
   return g && !isReduction(g) &&
          g.getNumLoops() == rs.rowDims.size() + rs.colDims.size();
+}
+
+linalg::GenericOp cuda_agent::builtin::getTransposedRows(Value out,
+                                                        const RowShape &rs) {
+  auto g = out.getDefiningOp<linalg::GenericOp>();
+  if (!g || isReduction(g) || g.getNumDpsInputs() != 1 ||
+      g.getNumResults() != 1)
+    return {};
+  Value rows = g.getDpsInputs()[0];
+  AffineMap map = g.getMatchingIndexingMap(g.getDpsInputOperand(0));
+  Block &body = g.getRegion().front();
+  if (!map.isPermutation() || map.isIdentity() ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
+      body.getTerminator()->getOperand(0) != body.getArgument(0) ||
+      shapeOf(rows) != ArrayRef<int64_t>(rs.fullShape()))
+    return {};
+  // The rows are computed in the region (an input moved so is an
+  // elementwise region's), and the transpose's result is only returned.
+  auto producer = rows.getDefiningOp<linalg::GenericOp>();
+  if (!producer || isReduction(producer) ||
+      producer.getNumLoops() != rs.fullShape().size() ||
+      !llvm::all_of(out.getUsers(),
+                    [](Operation *user) { return isa<func::ReturnOp>(user); }))
+    return {};
+  return g;
 }
 
 bool RowShape::isTrailing() const {
@@ -313,6 +339,7 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
       ArrayRef<int64_t> shape = shapeOf(v);
       bool ok =
           region.splats.count(v) || shape.empty() ||
+          getTransposedRows(g->getResult(0), rs) ||
           (loops == rank && map.isIdentity() &&
            shape == ArrayRef<int64_t>(full)) ||
           (isPerRowMap(map, rs) && shape == ArrayRef<int64_t>(rs.rowDims)) ||
@@ -323,6 +350,8 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
            isGroupColumns(map, rs, shape)) ||
           (loops == rank && !v.getDefiningOp() &&
            isOrderedProjection(map, full, shape)) ||
+          (loops == p && !v.getDefiningOp() &&
+           isOrderedProjection(map, rs.rowDims, shape)) ||
           (loops == rank && !v.getDefiningOp() && !isReduction(g) &&
            isPermutedRead(map, full, shape));
       if (!ok) {

@@ -277,8 +277,13 @@ FailureOr<std::string> RowKernelWriter::writePerRow(
   StatementWriter writer(body, counter);
   ElementEvaluator eval(region, writer);
   eval.known = known;
-  eval.setInputReader([&](unsigned i, ArrayRef<std::string>) {
-    return eval.loadElement(i, "row");
+  // One value per row, or a projection of the row's indices (a bias per
+  // channel added to a reduction over the rest).
+  eval.setInputReader([&](unsigned i, ArrayRef<std::string> idx) {
+    if (idx == ArrayRef<std::string>(rowIdx) &&
+        shapeOf(region.inputs[i]) == ArrayRef<int64_t>(rs.rowDims))
+      return eval.loadElement(i, "row");
+    return eval.loadAt(i, idx);
   });
   if (failed(emit(eval)))
     return failure();
@@ -541,18 +546,34 @@ LogicalResult RowKernelWriter::writeWholeRowOutputs() {
   FailureOr<std::string> loop = writePass(
       [&](ElementEvaluator &eval, int lane, ArrayRef<std::string> idx,
           std::string &why) -> LogicalResult {
+        StatementWriter &writer = eval.getWriter();
         for (auto [k, o] : llvm::enumerate(fullOutputs)) {
-          FailureOr<std::string> v = eval.valueAt(region.outputs[o], idx, why);
+          Value out = region.outputs[o];
+          linalg::GenericOp transpose = getTransposedRows(out, rs);
+          FailureOr<std::string> v = eval.valueAt(
+              transpose ? transpose.getDpsInputs()[0] : out, idx, why);
           if (failed(v))
             return failure();
-          lanes[k].push_back(*v);
+          if (!transpose) {
+            lanes[k].push_back(*v);
+            continue;
+          }
+          // The element the transpose moves this one to, stored alone.
+          AffineMap map =
+              transpose.getMatchingIndexingMap(transpose.getDpsInputOperand(0));
+          SmallVector<std::string> element(idx.size());
+          for (auto [i, index] : llvm::enumerate(idx))
+            element[map.getDimPosition(i)] = index;
+          writer.append("    out" + std::to_string(o) + "[" +
+                        linearize(element, shapeOf(out)) +
+                        "] = " + storeAs(elementOf(out), *v) + ";\n");
         }
         if (lane + 1 < vector)
           return success();
-        // After the last lane: the stores.
-        StatementWriter &writer = eval.getWriter();
+        // After the last lane: the stores of the rows in place.
         for (auto [k, o] : llvm::enumerate(fullOutputs))
-          writer.append(storeVector(
+          if (!lanes[k].empty())
+            writer.append(storeVector(
               elementOf(region.outputs[o]),
               "out" + std::to_string(o) + " + " + rowStart, lanes[k]));
         return success();

@@ -75,6 +75,12 @@ bool readsNothingPerRow(linalg::GenericOp g, const RowShape &rs);
 /// Whether a region output holds whole rows (else one value per row).
 bool isWholeRows(Value out, const RowShape &rs);
 
+/// Where region output `out` is a transpose of whole rows computed in the
+/// region (torch-mlir moves a layer norm's output channels last for a 3-D
+/// pooling), that transpose: the row kernels compute the rows and store
+/// each element where the transpose puts it. Else null.
+linalg::GenericOp getTransposedRows(Value out, const RowShape &rs);
+
 /// The add combiner of `g` when it is a reduction that sums its one input
 /// (its body adds the input's element to the accumulator), else failure.
 FailureOr<Combiner> sumOfInput(linalg::GenericOp g);
