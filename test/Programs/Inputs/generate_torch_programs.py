@@ -428,6 +428,31 @@ class LogSumExpSpatial(nn.Module):
         return torch.relu(torch.logsumexp(x, dim=(2, 3)))
 
 
+class LogSumExpSpatialBias(nn.Module):
+    """KernelBench level 2's keepdim logsumexp over (2, 3) plus a bias of shape (C, 1, 1):
+    the bias is read per row by its channel, a projection of the row's indices."""
+
+    def __init__(self):
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(6, 1, 1))
+
+    def forward(self, x):
+        return torch.logsumexp(x, dim=(2, 3), keepdim=True) + self.bias
+
+
+class LayerNormAvgPool3d(nn.Module):
+    """KernelBench level 2's LayerNorm + AvgPool3d + GELU: torch-mlir moves the layer
+    norm's output channels last for avg_pool3d, a transpose that joins the norm's row
+    region, which stores its rows through the permutation."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(8)
+
+    def forward(self, x):
+        return F.gelu(F.avg_pool3d(self.norm(x), 2))
+
+
 PROGRAMS = {
     "linear-relu": (LinearReLU, [(8, 64)], torch.float32, False),
     "softmax": (Softmax, [(16, 100)], torch.float32, False),
@@ -478,6 +503,8 @@ PROGRAMS = {
     "multihead-attention": (MultiheadAttention, [(2, 16, 32)], torch.float32, False),
     "gemm-groupnorm-swish": (GemmGroupNormSwish, [(8, 32)], torch.float32, False),
     "logsumexp-spatial": (LogSumExpSpatial, [(2, 6, 5, 7)], torch.float32, False),
+    "logsumexp-spatial-bias": (LogSumExpSpatialBias, [(2, 6, 5, 7)], torch.float32, False),
+    "layernorm-avgpool3d": (LayerNormAvgPool3d, [(2, 4, 6, 6, 8)], torch.float32, False),
     "convtranspose-pool-mean-tanh": (ConvTransposePoolMeanTanh, [(2, 4, 6, 6)], torch.float32,
                                      False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
