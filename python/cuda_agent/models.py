@@ -242,6 +242,33 @@ class ConvScaleMin(nn.Module):
         return torch.min(self.conv(x) * self.scale, dim=1, keepdim=True).values
 
 
+class ConvLogSumExpBias(nn.Module):
+    """KernelBench level 2's conv, then a keepdim logsumexp over the feature map plus
+    a bias of shape (C, 1, 1)."""
+
+    def __init__(self, channels=8, filters=16):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, filters, 3)
+        self.bias = nn.Parameter(torch.randn(filters, 1, 1))
+
+    def forward(self, x):
+        return torch.logsumexp(self.conv(x), dim=(2, 3), keepdim=True) + self.bias
+
+
+class Conv3dLayerNormPoolGelu(nn.Module):
+    """KernelBench level 2's 3-D conv, a layer norm over the last dimension, a 3-D
+    average pool and GELU (torch-mlir's avg_pool3d reads the norm's output channels
+    last)."""
+
+    def __init__(self, channels=4, filters=8, width=8):
+        super().__init__()
+        self.conv = nn.Conv3d(channels, filters, 3)
+        self.norm = nn.LayerNorm(width)
+
+    def forward(self, x):
+        return F.gelu(F.avg_pool3d(self.norm(self.conv(x)), 2))
+
+
 class MseLoss(nn.Module):
     """KernelBench level 1's MSELoss: a mean over every element, a 0-d result."""
 
@@ -469,6 +496,8 @@ MODELS: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "cumsum": (Cumsum, [_randn(16, 1000)]),
     "cumsum_reverse": (lambda: Cumsum(reverse=True), [_randn(16, 4000)]),
     "cumprod": (Cumprod, [_randn(16, 100)]),
+    "conv_logsumexp_bias": (ConvLogSumExpBias, [_randn(2, 8, 16, 16)]),
+    "conv3d_layer_norm_pool": (Conv3dLayerNormPoolGelu, [_randn(2, 4, 10, 10, 10)]),
 }
 
 
@@ -567,6 +596,13 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "kb_conv3d": (lambda: nn.Conv3d(3, 64, 3), [_randn(4, 3, 64, 64, 64)]),
     # 16 heads of 512 queries and keys of 64 over a batch of 16 (f32).
     "kb_attention": (Attention, [_randn(16, 16, 512, 64)] * 3),
+    # KernelBench level 2's usual shape (batch 128 of 3 x 32 x 32, 16 filters of 3x3):
+    # a keepdim logsumexp over the feature map plus a (16, 1, 1) bias; and a 3-D conv
+    # (16 x 32 x 32 depth, height and width), a layer norm over the last dimension, a
+    # 2x2x2 average pool and GELU, at a quarter of its batch.
+    "kb_conv_logsumexp_bias": (lambda: ConvLogSumExpBias(3, 16), [_randn(128, 3, 32, 32)]),
+    "kb_conv3d_layer_norm_pool": (lambda: Conv3dLayerNormPoolGelu(3, 16, 30),
+                                  [_randn(32, 3, 16, 32, 32)]),
 }
 
 

@@ -4,8 +4,10 @@
 // outputs over the leading ones, initialized by fills; every other operand
 // is the whole rows, one value per row, one value per column (an input, or
 // computed from such by elementwise generics over the columns, as an
-// activation of a matrix-vector product's vector) or one value for all
-// (rank 0). This file checks that and finds a softmax's max and sum
+// activation of a matrix-vector product's vector), an input read by a
+// projection or permutation of the loops, or one value for all (rank 0);
+// a whole-rows output may be moved by a transpose (getTransposedRows).
+// This file checks that and finds a softmax's max and sum
 // of exponentials, which the row kernels compute in one pass
 // (OnlineSoftmax.cpp).
 //
