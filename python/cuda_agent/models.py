@@ -603,6 +603,12 @@ LARGE: Dict[str, Tuple[Callable[[], nn.Module], List[Callable]]] = {
     "kb_conv_logsumexp_bias": (lambda: ConvLogSumExpBias(3, 16), [_randn(128, 3, 32, 32)]),
     "kb_conv3d_layer_norm_pool": (lambda: Conv3dLayerNormPoolGelu(3, 16, 30),
                                   [_randn(32, 3, 16, 32, 32)]),
+    # KernelBench level 2's usual transposed conv, stride 2 (3x3, padding 1, output
+    # padding 1), at 64 -> 64 channels of 64 x 64, batch 16: torch-mlir writes it as a
+    # conv over the input spread onto a zero grid (three taps in four read a zero).
+    "kb_conv_transpose2d_s2": (lambda: nn.ConvTranspose2d(64, 64, 3, stride=2, padding=1,
+                                                          output_padding=1),
+                               [_randn(16, 64, 64, 64)]),
 }
 
 
