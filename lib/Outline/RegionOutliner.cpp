@@ -27,6 +27,7 @@
 #include "cuda-agent/Outline/ScanChains.h"
 #include "cuda-agent/Outline/SliceReads.h"
 #include "cuda-agent/Outline/ChainedExtrema.h"
+#include "cuda-agent/Outline/TransposedConvolutions.h"
 #include "cuda-agent/Outline/TransposedProducts.h"
 #include "cuda-agent/Outline/RegionHash.h"
 #include "cuda-agent/Outline/RegionCost.h"
@@ -400,6 +401,9 @@ cuda_agent::outlineRegions(ModuleOp module, const OutlineOptions &options) {
     if (failed(decomposeAggregatedOps(func)))
       return failure();
     eraseUnusedLinalgResults(func);
+    // Before anything reads the convolutions: a transposed one's zero grid
+    // becomes one convolution per output phase.
+    splitTransposedConvolutions(func);
     foldInfinityTests(func);
     foldSplatOperands(func);
     foldTransposedProducts(func);

@@ -394,6 +394,23 @@ class ConvTransposePoolMeanTanh(nn.Module):
         return torch.tanh(x.mean(dim=(2, 3), keepdim=True))
 
 
+class ConvTransposeStrided(nn.Module):
+    """A strided transposed conv (torch-mlir: a conv over the input spread onto a zero
+    grid), split by the outliner into one conv per output phase
+    (TransposedConvolutions.h): 3-D at stride 2 with output padding, 1-D at stride 3
+    with a padding that leaves some phases fewer taps."""
+
+    def __init__(self, dims):
+        super().__init__()
+        if dims == 3:
+            self.conv = nn.ConvTranspose3d(4, 6, 3, stride=2, padding=1, output_padding=1)
+        else:
+            self.conv = nn.ConvTranspose1d(4, 6, 5, stride=3, padding=2, output_padding=2)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+
 class Indices(tuple):
     """An input of int64 indices in [0, high) instead of normal floats: a shape, then
     `high`."""
@@ -505,6 +522,9 @@ PROGRAMS = {
     "logsumexp-spatial": (LogSumExpSpatial, [(2, 6, 5, 7)], torch.float32, False),
     "logsumexp-spatial-bias": (LogSumExpSpatialBias, [(2, 6, 5, 7)], torch.float32, False),
     "layernorm-avgpool3d": (LayerNormAvgPool3d, [(2, 4, 6, 6, 8)], torch.float32, False),
+    "convtranspose3d-s2": (lambda: ConvTransposeStrided(3), [(2, 4, 3, 4, 5)], torch.float32,
+                           False),
+    "convtranspose1d-s3": (lambda: ConvTransposeStrided(1), [(2, 4, 7)], torch.float32, False),
     "convtranspose-pool-mean-tanh": (ConvTransposePoolMeanTanh, [(2, 4, 6, 6)], torch.float32,
                                      False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).

@@ -1,0 +1,282 @@
+//===- TransposedConvolutions.cpp - A strided transposed conv by phases ---===//
+//
+// See TransposedConvolutions.h. Along one spatial dimension, with the grid
+// G holding x[i] at offset + s i (x of n elements) and zeros elsewhere, a
+// filter of K taps and O outputs: the outputs of phase p are o = p + s q
+// for q < Q = ceil((O - p) / s); they read G at p + s q + k, which holds
+// an element of x only for k = k0 + s t (t < T = ceil((K - k0) / s)), and
+// that element is x[q + t + c] with c = (p + k0 - offset) / s. So phase
+// p is a stride-1 convolution of x[c, c + Q + T - 1) (what lies outside x
+// a zero pad) with the taps k0, k0 + s, ... of the filter. A phase with no
+// tap or no element of x is its part of the convolution's init.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda-agent/Outline/TransposedConvolutions.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::cuda_agent;
+
+namespace {
+
+/// One spatial dimension of a phase: where its outputs start and how many
+/// there are, its taps, and the window of x they read.
+struct PhaseDim {
+  int64_t phase = 0, outputs = 0, firstTap = 0, taps = 0;
+  /// The window of x read, [start, start + length), and the zeros padded
+  /// before and after the part of it inside x.
+  int64_t start = 0, length = 0, low = 0, high = 0;
+};
+
+/// The spatial dimensions of a convolution over a zero grid.
+struct GridShape {
+  SmallVector<int64_t> offsets, strides, inputs, filter, outputs;
+};
+
+} // namespace
+
+/// Whether every element of `attr` (a convolution's strides or dilations)
+/// is 1.
+static bool isAllOnes(DenseIntElementsAttr attr) {
+  return attr && llvm::all_of(attr.getValues<int64_t>(),
+                              [](int64_t v) { return v == 1; });
+}
+
+/// The phase `p` of one spatial dimension `d`.
+static PhaseDim getPhaseDim(const GridShape &g, unsigned d, int64_t p) {
+  PhaseDim pd;
+  int64_t s = g.strides[d], off = g.offsets[d], K = g.filter[d];
+  pd.phase = p;
+  pd.outputs = p < g.outputs[d] ? (g.outputs[d] - p + s - 1) / s : 0;
+  pd.firstTap = ((off - p) % s + s) % s;
+  pd.taps = pd.firstTap < K ? (K - pd.firstTap + s - 1) / s : 0;
+  // Exact: p + k0 - offset is a multiple of s.
+  pd.start = (p + pd.firstTap - off) / s;
+  pd.length = pd.outputs + pd.taps - 1;
+  pd.low = std::max<int64_t>(0, -pd.start);
+  pd.high = std::max<int64_t>(0, pd.start + pd.length - g.inputs[d]);
+  return pd;
+}
+
+/// The zero-fill grid `conv` reads and its shape, if its input is one.
+static FailureOr<std::pair<tensor::InsertSliceOp, GridShape>>
+matchGrid(linalg::LinalgOp conv) {
+  auto strides = conv->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = conv->getAttrOfType<DenseIntElementsAttr>("dilations");
+  if (!isAllOnes(strides) || !isAllOnes(dilations) ||
+      !conv.hasPureTensorSemantics() || conv->getNumResults() != 1)
+    return failure();
+  auto insert =
+      conv.getDpsInputOperand(0)->get().getDefiningOp<tensor::InsertSliceOp>();
+  if (!insert || ShapedType::isDynamicShape(insert.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(insert.getStaticSizes()) ||
+      ShapedType::isDynamicShape(insert.getStaticStrides()))
+    return failure();
+  auto fill = insert.getDest().getDefiningOp<linalg::FillOp>();
+  if (!fill || !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+    return failure();
+  auto x = cast<RankedTensorType>(insert.getSource().getType());
+  auto w = cast<RankedTensorType>(conv.getDpsInputOperand(1)->get().getType());
+  auto out = cast<RankedTensorType>(conv->getResult(0).getType());
+  if (!x.hasStaticShape() || !w.hasStaticShape() || !out.hasStaticShape() ||
+      x.getRank() != insert.getType().getRank())
+    return failure();
+  ArrayRef<int64_t> offsets = insert.getStaticOffsets();
+  ArrayRef<int64_t> steps = insert.getStaticStrides();
+  GridShape g;
+  bool strided = false;
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    // Whole along the batch and the channels.
+    if (d < 2) {
+      if (offsets[d] != 0 || steps[d] != 1 ||
+          x.getDimSize(d) != insert.getType().getDimSize(d))
+        return failure();
+      continue;
+    }
+    if (steps[d] < 1)
+      return failure();
+    strided |= steps[d] > 1;
+    g.offsets.push_back(offsets[d]);
+    g.strides.push_back(steps[d]);
+    g.inputs.push_back(x.getDimSize(d));
+    g.filter.push_back(w.getDimSize(d));
+    g.outputs.push_back(out.getDimSize(d));
+  }
+  if (!strided)
+    return failure();
+  return std::make_pair(insert, g);
+}
+
+/// A static slice of `source`: `sizes` from `offsets`, every `strides`.
+static Value sliceOf(OpBuilder &b, Location loc, Value source,
+                     ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                     ArrayRef<int64_t> strides) {
+  auto type = cast<RankedTensorType>(source.getType());
+  if (llvm::equal(sizes, type.getShape()))
+    return source;
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(sizes, type.getElementType()), source,
+      ValueRange{}, ValueRange{}, ValueRange{}, offsets, sizes, strides);
+}
+
+/// The part of the convolution's init `init` at the phase's outputs: a
+/// broadcast (a bias) or fill of the part's shape where `init` is one, so
+/// the whole init is never made; else a strided slice of it.
+static Value initOf(OpBuilder &b, Location loc, Value init,
+                    ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                    ArrayRef<int64_t> strides) {
+  Type element = cast<RankedTensorType>(init.getType()).getElementType();
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    Value empty = tensor::EmptyOp::create(b, loc, sizes, element);
+    return linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
+        .getResult(0);
+  }
+  if (auto broadcast = init.getDefiningOp<linalg::BroadcastOp>()) {
+    ArrayRef<int64_t> dims = broadcast.getDimensions();
+    // The phase's part of the input broadcast: whole where it is not
+    // strided, else the phase's elements of it.
+    auto inType = cast<RankedTensorType>(broadcast.getInput().getType());
+    SmallVector<int64_t> inOffsets, inSizes, inStrides;
+    for (int64_t d = 0, e = sizes.size(); d < e; ++d) {
+      if (llvm::is_contained(dims, d))
+        continue;
+      inOffsets.push_back(offsets[d]);
+      inSizes.push_back(sizes[d]);
+      inStrides.push_back(strides[d]);
+    }
+    Value input = broadcast.getInput();
+    if (!llvm::equal(inSizes, inType.getShape()))
+      input = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get(inSizes, element), input,
+          ValueRange{}, ValueRange{}, ValueRange{}, inOffsets, inSizes,
+          inStrides);
+    Value empty = tensor::EmptyOp::create(b, loc, sizes, element);
+    return linalg::BroadcastOp::create(b, loc, input, empty, dims)
+        .getResult()[0];
+  }
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(sizes, element), init, ValueRange{},
+      ValueRange{}, ValueRange{}, offsets, sizes, strides);
+}
+
+/// Rewrites `conv` over the grid `insert` by phases.
+static void splitByPhases(linalg::LinalgOp conv, tensor::InsertSliceOp insert,
+                          const GridShape &g) {
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  Value x = insert.getSource(), w = conv.getDpsInputOperand(1)->get();
+  Value init = conv.getDpsInitOperand(0)->get();
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  auto outType = cast<RankedTensorType>(conv->getResult(0).getType());
+  Type element = outType.getElementType();
+  Type xElement = xType.getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, xElement,
+                                         b.getZeroAttr(xElement));
+  unsigned spatial = g.strides.size();
+  Value result = tensor::EmptyOp::create(b, loc, outType.getShape(), element);
+  // Every phase, the last spatial dimension's fastest.
+  SmallVector<int64_t> phase(spatial, 0);
+  while (true) {
+    SmallVector<PhaseDim> dims;
+    for (unsigned d = 0; d < spatial; ++d)
+      dims.push_back(getPhaseDim(g, d, phase[d]));
+    int64_t N = outType.getDimSize(0), F = outType.getDimSize(1);
+    int64_t C = xType.getDimSize(1);
+    SmallVector<int64_t> outOffsets{0, 0}, outSizes{N, F}, outStrides{1, 1};
+    bool empty = false, reads = true;
+    for (auto [d, pd] : llvm::enumerate(dims)) {
+      outOffsets.push_back(pd.phase);
+      outSizes.push_back(pd.outputs);
+      outStrides.push_back(g.strides[d]);
+      empty |= pd.outputs == 0;
+      // No tap, or a window wholly outside x: only zeros.
+      reads &= pd.taps > 0 && pd.start < g.inputs[d] &&
+               pd.start + pd.length > 0;
+    }
+    if (!empty) {
+      Value part = initOf(b, loc, init, outOffsets, outSizes, outStrides);
+      if (reads) {
+        SmallVector<int64_t> xOffsets{0, 0}, xSizes{N, C}, ones(2 + spatial, 1);
+        SmallVector<int64_t> wOffsets{0, 0};
+        SmallVector<int64_t> wSizes{wType.getDimSize(0), wType.getDimSize(1)};
+        SmallVector<int64_t> wStrides{1, 1};
+        SmallVector<OpFoldResult> low(2, b.getIndexAttr(0)),
+            high(2, b.getIndexAttr(0));
+        SmallVector<int64_t> padded{N, C};
+        bool pads = false;
+        for (auto [d, pd] : llvm::enumerate(dims)) {
+          int64_t begin = std::max<int64_t>(0, pd.start);
+          int64_t end = std::min(g.inputs[d], pd.start + pd.length);
+          xOffsets.push_back(begin);
+          xSizes.push_back(end - begin);
+          low.push_back(b.getIndexAttr(pd.low));
+          high.push_back(b.getIndexAttr(pd.high));
+          padded.push_back(pd.length);
+          pads |= pd.low > 0 || pd.high > 0;
+          wOffsets.push_back(pd.firstTap);
+          wSizes.push_back(pd.taps);
+          wStrides.push_back(g.strides[d]);
+        }
+        Value window = sliceOf(b, loc, x, xOffsets, xSizes, ones);
+        if (pads)
+          window = tensor::PadOp::create(
+              b, loc, RankedTensorType::get(padded, xElement), window, low,
+              high, zero);
+        Value taps = sliceOf(b, loc, w, wOffsets, wSizes, wStrides);
+        Operation *phaseConv =
+            clone(b, conv, TypeRange{part.getType()},
+                  ValueRange{window, taps, part});
+        part = phaseConv->getResult(0);
+      }
+      result = tensor::InsertSliceOp::create(b, loc, part, result, ValueRange{},
+                                             ValueRange{}, ValueRange{},
+                                             outOffsets, outSizes, outStrides);
+    }
+    // The next phase.
+    int d = int(spatial) - 1;
+    while (d >= 0 && ++phase[d] == g.strides[d])
+      phase[d--] = 0;
+    if (d < 0)
+      break;
+  }
+  conv->getResult(0).replaceAllUsesWith(result);
+  conv->erase();
+  // The grid and the whole init, where nothing else reads them.
+  for (Value v : {Value(insert.getResult()), init}) {
+    SmallVector<Operation *> dead{v.getDefiningOp()};
+    while (!dead.empty()) {
+      Operation *op = dead.pop_back_val();
+      if (!op || !isOpTriviallyDead(op))
+        continue;
+      SmallVector<Value> operands(op->getOperands());
+      op->erase();
+      for (Value operand : operands)
+        dead.push_back(operand.getDefiningOp());
+    }
+  }
+}
+
+unsigned cuda_agent::splitTransposedConvolutions(Operation *root) {
+  SmallVector<linalg::LinalgOp> convs;
+  root->walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::Conv1DNcwFcwOp, linalg::Conv2DNchwFchwOp,
+            linalg::Conv3DNcdhwFcdhwOp>(op.getOperation()))
+      convs.push_back(op);
+  });
+  unsigned split = 0;
+  for (linalg::LinalgOp conv : convs) {
+    auto grid = matchGrid(conv);
+    if (failed(grid))
+      continue;
+    splitByPhases(conv, grid->first, grid->second);
+    ++split;
+  }
+  return split;
+}
