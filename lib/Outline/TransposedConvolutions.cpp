@@ -141,7 +141,6 @@ static Value initOf(OpBuilder &b, Location loc, Value init,
     ArrayRef<int64_t> dims = broadcast.getDimensions();
     // The phase's part of the input broadcast: whole where it is not
     // strided, else the phase's elements of it.
-    auto inType = cast<RankedTensorType>(broadcast.getInput().getType());
     SmallVector<int64_t> inOffsets, inSizes, inStrides;
     for (int64_t d = 0, e = sizes.size(); d < e; ++d) {
       if (llvm::is_contained(dims, d))
@@ -150,19 +149,13 @@ static Value initOf(OpBuilder &b, Location loc, Value init,
       inSizes.push_back(sizes[d]);
       inStrides.push_back(strides[d]);
     }
-    Value input = broadcast.getInput();
-    if (!llvm::equal(inSizes, inType.getShape()))
-      input = tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get(inSizes, element), input,
-          ValueRange{}, ValueRange{}, ValueRange{}, inOffsets, inSizes,
-          inStrides);
+    Value input = sliceOf(b, loc, broadcast.getInput(), inOffsets, inSizes,
+                          inStrides);
     Value empty = tensor::EmptyOp::create(b, loc, sizes, element);
     return linalg::BroadcastOp::create(b, loc, input, empty, dims)
         .getResult()[0];
   }
-  return tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get(sizes, element), init, ValueRange{},
-      ValueRange{}, ValueRange{}, offsets, sizes, strides);
+  return sliceOf(b, loc, init, offsets, sizes, strides);
 }
 
 /// Rewrites `conv` over the grid `insert` by phases.
