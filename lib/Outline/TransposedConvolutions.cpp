@@ -158,10 +158,55 @@ static Value initOf(OpBuilder &b, Location loc, Value init,
   return sliceOf(b, loc, init, offsets, sizes, strides);
 }
 
+/// Whether each result of `map` is a loop or a constant 0 (torch-mlir reads
+/// a bias of shape (C, 1, 1) at `(n, c, h, w) -> (c, 0, 0)`).
+static bool isProjection(AffineMap map) {
+  return llvm::all_of(map.getResults(), [](AffineExpr e) {
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    return isa<AffineDimExpr>(e) || (c && c.getValue() == 0);
+  });
+}
+
+/// The elementwise epilogue of a convolution's result `value`: the chain of
+/// generics, each over the result's shape, all-parallel, writing its one
+/// result at the identity, reading the chain's last value (and nothing
+/// else reading it) at the identity and its other operands by projections
+/// of the loops (a bias per channel, another tensor of the shape). Each
+/// phase applies it to its own part, so the epilogue joins the phase's
+/// convolution region.
+static SmallVector<linalg::GenericOp> findEpilogue(Value value) {
+  SmallVector<linalg::GenericOp> chain;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+  while (!value.use_empty()) {
+    auto g = dyn_cast<linalg::GenericOp>(*value.getUsers().begin());
+    if (!g || llvm::any_of(value.getUsers(),
+                           [&](Operation *user) { return user != g; }) ||
+        g.getNumResults() != 1 || g.getNumReductionLoops() != 0 ||
+        !g.hasPureTensorSemantics() || g.getStaticLoopRanges() != shape)
+      break;
+    bool ok = true;
+    for (OpOperand &operand : g->getOpOperands()) {
+      AffineMap map = g.getMatchingIndexingMap(&operand);
+      bool chained = operand.get() == value;
+      ok &= chained || g.isDpsInit(&operand) ? map.isIdentity()
+                                             : isProjection(map);
+      ok &= !(chained && g.isDpsInit(&operand));
+    }
+    if (!ok)
+      break;
+    chain.push_back(g);
+    value = g.getResult(0);
+  }
+  return chain;
+}
+
 /// Rewrites `conv` over the grid `insert` by phases.
 static void splitByPhases(linalg::LinalgOp conv, tensor::InsertSliceOp insert,
                           const GridShape &g) {
-  OpBuilder b(conv);
+  SmallVector<linalg::GenericOp> epilogue = findEpilogue(conv->getResult(0));
+  // Before the epilogue's last op: everything it reads is defined there.
+  OpBuilder b(epilogue.empty() ? conv.getOperation()
+                               : epilogue.back().getOperation());
   Location loc = conv.getLoc();
   Value x = insert.getSource(), w = conv.getDpsInputOperand(1)->get();
   Value init = conv.getDpsInitOperand(0)->get();
@@ -173,7 +218,10 @@ static void splitByPhases(linalg::LinalgOp conv, tensor::InsertSliceOp insert,
   Value zero = arith::ConstantOp::create(b, loc, xElement,
                                          b.getZeroAttr(xElement));
   unsigned spatial = g.strides.size();
-  Value result = tensor::EmptyOp::create(b, loc, outType.getShape(), element);
+  Value last = epilogue.empty() ? conv->getResult(0) : epilogue.back()->getResult(0);
+  Value result = tensor::EmptyOp::create(
+      b, loc, outType.getShape(),
+      cast<RankedTensorType>(last.getType()).getElementType());
   // Every phase, the last spatial dimension's fastest.
   SmallVector<int64_t> phase(spatial, 0);
   while (true) {
@@ -228,6 +276,46 @@ static void splitByPhases(linalg::LinalgOp conv, tensor::InsertSliceOp insert,
                   ValueRange{window, taps, part});
         part = phaseConv->getResult(0);
       }
+      // The epilogue on the part: each other operand's phase where the
+      // loops read it.
+      Value chained = conv->getResult(0);
+      for (linalg::GenericOp op : epilogue) {
+        SmallVector<Value> operands;
+        for (OpOperand &operand : op->getOpOperands()) {
+          Value v = operand.get();
+          if (v == chained) {
+            operands.push_back(part);
+            continue;
+          }
+          AffineMap map = op.getMatchingIndexingMap(&operand);
+          auto type = cast<RankedTensorType>(v.getType());
+          if (op.isDpsInit(&operand) && v.getDefiningOp<tensor::EmptyOp>()) {
+            operands.push_back(tensor::EmptyOp::create(
+                b, loc, outSizes, type.getElementType()));
+            continue;
+          }
+          SmallVector<int64_t> offsets, sizes, strides;
+          for (auto [r, e] : llvm::enumerate(map.getResults())) {
+            auto loop = dyn_cast<AffineDimExpr>(e);
+            // A constant 0, a batch or channel loop: all of it.
+            if (!loop || loop.getPosition() < 2) {
+              offsets.push_back(0);
+              sizes.push_back(type.getDimSize(r));
+              strides.push_back(1);
+              continue;
+            }
+            offsets.push_back(outOffsets[loop.getPosition()]);
+            sizes.push_back(outSizes[loop.getPosition()]);
+            strides.push_back(outStrides[loop.getPosition()]);
+          }
+          operands.push_back(sliceOf(b, loc, v, offsets, sizes, strides));
+        }
+        Type type = RankedTensorType::get(
+            outSizes, cast<RankedTensorType>(op.getResult(0).getType())
+                          .getElementType());
+        part = clone(b, op, TypeRange{type}, operands)->getResult(0);
+        chained = op.getResult(0);
+      }
       result = tensor::InsertSliceOp::create(b, loc, part, result, ValueRange{},
                                              ValueRange{}, ValueRange{},
                                              outOffsets, outSizes, outStrides);
@@ -239,7 +327,9 @@ static void splitByPhases(linalg::LinalgOp conv, tensor::InsertSliceOp insert,
     if (d < 0)
       break;
   }
-  conv->getResult(0).replaceAllUsesWith(result);
+  last.replaceAllUsesWith(result);
+  for (linalg::GenericOp op : llvm::reverse(epilogue))
+    op->erase();
   conv->erase();
   // The grid and the whole init, where nothing else reads them.
   for (Value v : {Value(insert.getResult()), init}) {

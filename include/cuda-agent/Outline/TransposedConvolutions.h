@@ -12,7 +12,9 @@
 // x (sliced or zero-padded) with the filter's taps of that phase. The
 // outliner rewrites such a convolution into one convolution per phase,
 // each written into its phase of the output by a strided `insert_slice`:
-// the same sums, term for term in the same order, without the zeros.
+// the same sums without their zero terms. The convolution's elementwise
+// epilogue is applied by each phase to its part, so it stays in the
+// phase's region.
 //
 //===----------------------------------------------------------------------===//
 

@@ -411,6 +411,21 @@ class ConvTransposeStrided(nn.Module):
         return torch.relu(self.conv(x))
 
 
+class ConvTransposeBiasClamp(nn.Module):
+    """KernelBench level 2's ConvTranspose2d + BiasAdd + Clamp + Scaling + Clamp + Divide at
+    stride 2: the elementwise epilogue, its (C, 1, 1) bias among its operands, is applied by
+    each output phase of the split conv to its own part."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
+        self.bias = nn.Parameter(torch.randn(6, 1, 1))
+
+    def forward(self, x):
+        x = torch.clamp(self.conv(x) + self.bias, min=0.0, max=1.0) * 2.0
+        return torch.clamp(x, min=0.0, max=1.0) / 2.0
+
+
 class Indices(tuple):
     """An input of int64 indices in [0, high) instead of normal floats: a shape, then
     `high`."""
@@ -525,6 +540,7 @@ PROGRAMS = {
     "convtranspose3d-s2": (lambda: ConvTransposeStrided(3), [(2, 4, 3, 4, 5)], torch.float32,
                            False),
     "convtranspose1d-s3": (lambda: ConvTransposeStrided(1), [(2, 4, 7)], torch.float32, False),
+    "convtranspose2d-bias-clamp": (ConvTransposeBiasClamp, [(2, 4, 5, 5)], torch.float32, False),
     "convtranspose-pool-mean-tanh": (ConvTransposePoolMeanTanh, [(2, 4, 6, 6)], torch.float32,
                                      False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).
