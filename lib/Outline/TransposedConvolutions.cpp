@@ -218,7 +218,8 @@ static void splitByPhases(linalg::LinalgOp conv, tensor::InsertSliceOp insert,
   Value zero = arith::ConstantOp::create(b, loc, xElement,
                                          b.getZeroAttr(xElement));
   unsigned spatial = g.strides.size();
-  Value last = epilogue.empty() ? conv->getResult(0) : epilogue.back()->getResult(0);
+  Value last = epilogue.empty() ? conv->getResult(0)
+                               : epilogue.back()->getResult(0);
   Value result = tensor::EmptyOp::create(
       b, loc, outType.getShape(),
       cast<RankedTensorType>(last.getType()).getElementType());
