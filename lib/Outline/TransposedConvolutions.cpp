@@ -13,12 +13,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/TransposedConvolutions.h"
+#include "cuda-agent/Outline/DeadProducers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::cuda_agent;
@@ -29,9 +31,13 @@ namespace {
 /// there are, its taps, and the window of x they read.
 struct PhaseDim {
   int64_t phase = 0, outputs = 0, firstTap = 0, taps = 0;
-  /// The window of x read, [start, start + length), and the zeros padded
-  /// before and after the part of it inside x.
-  int64_t start = 0, length = 0, low = 0, high = 0;
+  /// The window of x read, [start, start + length), and the part of it
+  /// inside x, [begin, end): zeros are padded before and after that.
+  int64_t start = 0, length = 0, begin = 0, end = 0;
+  int64_t low() const { return begin - start; }
+  int64_t high() const { return start + length - end; }
+  /// Whether the phase multiplies anything but zeros.
+  bool reads() const { return taps > 0 && begin < end; }
 };
 
 /// The spatial dimensions of a convolution over a zero grid.
@@ -59,8 +65,8 @@ static PhaseDim getPhaseDim(const GridShape &g, unsigned d, int64_t p) {
   // Exact: p + k0 - offset is a multiple of s.
   pd.start = (p + pd.firstTap - off) / s;
   pd.length = pd.outputs + pd.taps - 1;
-  pd.low = std::max<int64_t>(0, -pd.start);
-  pd.high = std::max<int64_t>(0, pd.start + pd.length - g.inputs[d]);
+  pd.begin = std::max<int64_t>(0, pd.start);
+  pd.end = std::min(g.inputs[d], pd.start + pd.length);
   return pd;
 }
 
@@ -200,123 +206,139 @@ static SmallVector<linalg::GenericOp> findEpilogue(Value value) {
   return chain;
 }
 
+/// The phase `dims` of `conv` (over the grid of `x`) into `part`, its init:
+/// a stride-1 convolution of the window of x (zero-padded where it leaves
+/// x) with the phase's taps of the filter.
+static Value convolvePhase(OpBuilder &b, Location loc, linalg::LinalgOp conv,
+                           Value x, ArrayRef<PhaseDim> dims,
+                           const GridShape &g, Value part) {
+  Value w = conv.getDpsInputOperand(1)->get();
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  Type xElement = xType.getElementType();
+  int64_t N = xType.getDimSize(0), C = xType.getDimSize(1);
+  SmallVector<int64_t> xOffsets{0, 0}, xSizes{N, C}, padded{N, C};
+  SmallVector<int64_t> ones(2 + dims.size(), 1);
+  SmallVector<int64_t> wOffsets{0, 0};
+  SmallVector<int64_t> wSizes{wType.getDimSize(0), wType.getDimSize(1)};
+  SmallVector<int64_t> wStrides{1, 1};
+  SmallVector<OpFoldResult> low(2, b.getIndexAttr(0)),
+      high(2, b.getIndexAttr(0));
+  bool pads = false;
+  for (auto [d, pd] : llvm::enumerate(dims)) {
+    xOffsets.push_back(pd.begin);
+    xSizes.push_back(pd.end - pd.begin);
+    low.push_back(b.getIndexAttr(pd.low()));
+    high.push_back(b.getIndexAttr(pd.high()));
+    padded.push_back(pd.length);
+    pads |= pd.low() > 0 || pd.high() > 0;
+    wOffsets.push_back(pd.firstTap);
+    wSizes.push_back(pd.taps);
+    wStrides.push_back(g.strides[d]);
+  }
+  Value window = sliceOf(b, loc, x, xOffsets, xSizes, ones);
+  if (pads) {
+    Value zero = arith::ConstantOp::create(b, loc, xElement,
+                                           b.getZeroAttr(xElement));
+    window = tensor::PadOp::create(
+        b, loc, RankedTensorType::get(padded, xElement), window, low, high,
+        zero);
+  }
+  Value taps = sliceOf(b, loc, w, wOffsets, wSizes, wStrides);
+  return clone(b, conv, TypeRange{part.getType()},
+               ValueRange{window, taps, part})
+      ->getResult(0);
+}
+
+/// `epilogue` applied to `part`, the phase of the convolution's result
+/// `convResult` at `offsets`, `sizes` and `strides`: each generic cloned
+/// over the part, its other operands sliced to the phase where the loops
+/// read them.
+static Value applyEpilogue(OpBuilder &b, Location loc,
+                           ArrayRef<linalg::GenericOp> epilogue,
+                           Value convResult, Value part,
+                           ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                           ArrayRef<int64_t> strides) {
+  Value chained = convResult;
+  for (linalg::GenericOp op : epilogue) {
+    SmallVector<Value> operands;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value v = operand.get();
+      if (v == chained) {
+        operands.push_back(part);
+        continue;
+      }
+      auto type = cast<RankedTensorType>(v.getType());
+      if (op.isDpsInit(&operand) && v.getDefiningOp<tensor::EmptyOp>()) {
+        operands.push_back(
+            tensor::EmptyOp::create(b, loc, sizes, type.getElementType()));
+        continue;
+      }
+      SmallVector<int64_t> vOffsets, vSizes, vStrides;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (auto [r, e] : llvm::enumerate(map.getResults())) {
+        auto loop = dyn_cast<AffineDimExpr>(e);
+        // A constant 0, a batch or channel loop: all of it.
+        if (!loop || loop.getPosition() < 2) {
+          vOffsets.push_back(0);
+          vSizes.push_back(type.getDimSize(r));
+          vStrides.push_back(1);
+          continue;
+        }
+        vOffsets.push_back(offsets[loop.getPosition()]);
+        vSizes.push_back(sizes[loop.getPosition()]);
+        vStrides.push_back(strides[loop.getPosition()]);
+      }
+      operands.push_back(sliceOf(b, loc, v, vOffsets, vSizes, vStrides));
+    }
+    Type type = RankedTensorType::get(
+        sizes,
+        cast<RankedTensorType>(op.getResult(0).getType()).getElementType());
+    part = clone(b, op, TypeRange{type}, operands)->getResult(0);
+    chained = op.getResult(0);
+  }
+  return part;
+}
+
 /// Rewrites `conv` over the grid `insert` by phases.
 static void splitByPhases(linalg::LinalgOp conv, tensor::InsertSliceOp insert,
                           const GridShape &g) {
   SmallVector<linalg::GenericOp> epilogue = findEpilogue(conv->getResult(0));
   // Before the epilogue's last op: everything it reads is defined there.
-  OpBuilder b(epilogue.empty() ? conv.getOperation()
-                               : epilogue.back().getOperation());
+  IRRewriter b(epilogue.empty() ? conv.getOperation()
+                                : epilogue.back().getOperation());
   Location loc = conv.getLoc();
-  Value x = insert.getSource(), w = conv.getDpsInputOperand(1)->get();
-  Value init = conv.getDpsInitOperand(0)->get();
-  auto xType = cast<RankedTensorType>(x.getType());
-  auto wType = cast<RankedTensorType>(w.getType());
+  Value x = insert.getSource(), init = conv.getDpsInitOperand(0)->get();
   auto outType = cast<RankedTensorType>(conv->getResult(0).getType());
-  Type element = outType.getElementType();
-  Type xElement = xType.getElementType();
-  Value zero = arith::ConstantOp::create(b, loc, xElement,
-                                         b.getZeroAttr(xElement));
-  unsigned spatial = g.strides.size();
   Value last = epilogue.empty() ? conv->getResult(0)
-                               : epilogue.back()->getResult(0);
+                                : epilogue.back()->getResult(0);
   Value result = tensor::EmptyOp::create(
       b, loc, outType.getShape(),
       cast<RankedTensorType>(last.getType()).getElementType());
+  unsigned spatial = g.strides.size();
   // Every phase, the last spatial dimension's fastest.
   SmallVector<int64_t> phase(spatial, 0);
   while (true) {
     SmallVector<PhaseDim> dims;
-    for (unsigned d = 0; d < spatial; ++d)
-      dims.push_back(getPhaseDim(g, d, phase[d]));
-    int64_t N = outType.getDimSize(0), F = outType.getDimSize(1);
-    int64_t C = xType.getDimSize(1);
-    SmallVector<int64_t> outOffsets{0, 0}, outSizes{N, F}, outStrides{1, 1};
+    SmallVector<int64_t> outOffsets{0, 0}, outStrides{1, 1};
+    SmallVector<int64_t> outSizes{outType.getDimSize(0),
+                                  outType.getDimSize(1)};
     bool empty = false, reads = true;
-    for (auto [d, pd] : llvm::enumerate(dims)) {
+    for (unsigned d = 0; d < spatial; ++d) {
+      PhaseDim pd = getPhaseDim(g, d, phase[d]);
       outOffsets.push_back(pd.phase);
       outSizes.push_back(pd.outputs);
       outStrides.push_back(g.strides[d]);
       empty |= pd.outputs == 0;
-      // No tap, or a window wholly outside x: only zeros.
-      reads &= pd.taps > 0 && pd.start < g.inputs[d] &&
-               pd.start + pd.length > 0;
+      reads &= pd.reads();
+      dims.push_back(pd);
     }
     if (!empty) {
       Value part = initOf(b, loc, init, outOffsets, outSizes, outStrides);
-      if (reads) {
-        SmallVector<int64_t> xOffsets{0, 0}, xSizes{N, C}, ones(2 + spatial, 1);
-        SmallVector<int64_t> wOffsets{0, 0};
-        SmallVector<int64_t> wSizes{wType.getDimSize(0), wType.getDimSize(1)};
-        SmallVector<int64_t> wStrides{1, 1};
-        SmallVector<OpFoldResult> low(2, b.getIndexAttr(0)),
-            high(2, b.getIndexAttr(0));
-        SmallVector<int64_t> padded{N, C};
-        bool pads = false;
-        for (auto [d, pd] : llvm::enumerate(dims)) {
-          int64_t begin = std::max<int64_t>(0, pd.start);
-          int64_t end = std::min(g.inputs[d], pd.start + pd.length);
-          xOffsets.push_back(begin);
-          xSizes.push_back(end - begin);
-          low.push_back(b.getIndexAttr(pd.low));
-          high.push_back(b.getIndexAttr(pd.high));
-          padded.push_back(pd.length);
-          pads |= pd.low > 0 || pd.high > 0;
-          wOffsets.push_back(pd.firstTap);
-          wSizes.push_back(pd.taps);
-          wStrides.push_back(g.strides[d]);
-        }
-        Value window = sliceOf(b, loc, x, xOffsets, xSizes, ones);
-        if (pads)
-          window = tensor::PadOp::create(
-              b, loc, RankedTensorType::get(padded, xElement), window, low,
-              high, zero);
-        Value taps = sliceOf(b, loc, w, wOffsets, wSizes, wStrides);
-        Operation *phaseConv =
-            clone(b, conv, TypeRange{part.getType()},
-                  ValueRange{window, taps, part});
-        part = phaseConv->getResult(0);
-      }
-      // The epilogue on the part: each other operand's phase where the
-      // loops read it.
-      Value chained = conv->getResult(0);
-      for (linalg::GenericOp op : epilogue) {
-        SmallVector<Value> operands;
-        for (OpOperand &operand : op->getOpOperands()) {
-          Value v = operand.get();
-          if (v == chained) {
-            operands.push_back(part);
-            continue;
-          }
-          AffineMap map = op.getMatchingIndexingMap(&operand);
-          auto type = cast<RankedTensorType>(v.getType());
-          if (op.isDpsInit(&operand) && v.getDefiningOp<tensor::EmptyOp>()) {
-            operands.push_back(tensor::EmptyOp::create(
-                b, loc, outSizes, type.getElementType()));
-            continue;
-          }
-          SmallVector<int64_t> offsets, sizes, strides;
-          for (auto [r, e] : llvm::enumerate(map.getResults())) {
-            auto loop = dyn_cast<AffineDimExpr>(e);
-            // A constant 0, a batch or channel loop: all of it.
-            if (!loop || loop.getPosition() < 2) {
-              offsets.push_back(0);
-              sizes.push_back(type.getDimSize(r));
-              strides.push_back(1);
-              continue;
-            }
-            offsets.push_back(outOffsets[loop.getPosition()]);
-            sizes.push_back(outSizes[loop.getPosition()]);
-            strides.push_back(outStrides[loop.getPosition()]);
-          }
-          operands.push_back(sliceOf(b, loc, v, offsets, sizes, strides));
-        }
-        Type type = RankedTensorType::get(
-            outSizes, cast<RankedTensorType>(op.getResult(0).getType())
-                          .getElementType());
-        part = clone(b, op, TypeRange{type}, operands)->getResult(0);
-        chained = op.getResult(0);
-      }
+      if (reads)
+        part = convolvePhase(b, loc, conv, x, dims, g, part);
+      part = applyEpilogue(b, loc, epilogue, conv->getResult(0), part,
+                           outOffsets, outSizes, outStrides);
       result = tensor::InsertSliceOp::create(b, loc, part, result, ValueRange{},
                                              ValueRange{}, ValueRange{},
                                              outOffsets, outSizes, outStrides);
@@ -330,21 +352,10 @@ static void splitByPhases(linalg::LinalgOp conv, tensor::InsertSliceOp insert,
   }
   last.replaceAllUsesWith(result);
   for (linalg::GenericOp op : llvm::reverse(epilogue))
-    op->erase();
-  conv->erase();
+    b.eraseOp(op);
+  b.eraseOp(conv);
   // The grid and the whole init, where nothing else reads them.
-  for (Value v : {Value(insert.getResult()), init}) {
-    SmallVector<Operation *> dead{v.getDefiningOp()};
-    while (!dead.empty()) {
-      Operation *op = dead.pop_back_val();
-      if (!op || !isOpTriviallyDead(op))
-        continue;
-      SmallVector<Value> operands(op->getOperands());
-      op->erase();
-      for (Value operand : operands)
-        dead.push_back(operand.getDefiningOp());
-    }
-  }
+  eraseDeadProducers(b, {insert.getResult(), init});
 }
 
 unsigned cuda_agent::splitTransposedConvolutions(Operation *root) {

@@ -328,6 +328,8 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
       why = "an elementwise op over another shape than the rows";
       return failure();
     }
+    // A transpose of the rows into an output reads them at its own element.
+    bool movesRows = bool(getTransposedRows(g->getResult(0), rs));
     for (OpOperand &operand : g->getOpOperands()) {
       if (g.isDpsInit(&operand) && isReduction(g))
         continue;
@@ -341,7 +343,7 @@ FailureOr<RowShape> cuda_agent::builtin::analyzeRows(const LinalgRegion &region,
       ArrayRef<int64_t> shape = shapeOf(v);
       bool ok =
           region.splats.count(v) || shape.empty() ||
-          getTransposedRows(g->getResult(0), rs) ||
+          movesRows ||
           (loops == rank && map.isIdentity() &&
            shape == ArrayRef<int64_t>(full)) ||
           (isPerRowMap(map, rs) && shape == ArrayRef<int64_t>(rs.rowDims)) ||

@@ -543,13 +543,16 @@ LogicalResult RowKernelWriter::writePerRowOutputs() {
 
 LogicalResult RowKernelWriter::writeWholeRowOutputs() {
   SmallVector<SmallVector<std::string>> lanes(fullOutputs.size());
+  SmallVector<linalg::GenericOp> transposes;
+  for (unsigned o : fullOutputs)
+    transposes.push_back(getTransposedRows(region.outputs[o], rs));
   FailureOr<std::string> loop = writePass(
       [&](ElementEvaluator &eval, int lane, ArrayRef<std::string> idx,
           std::string &why) -> LogicalResult {
         StatementWriter &writer = eval.getWriter();
         for (auto [k, o] : llvm::enumerate(fullOutputs)) {
           Value out = region.outputs[o];
-          linalg::GenericOp transpose = getTransposedRows(out, rs);
+          linalg::GenericOp transpose = transposes[k];
           FailureOr<std::string> v = eval.valueAt(
               transpose ? transpose.getDpsInputs()[0] : out, idx, why);
           if (failed(v))
