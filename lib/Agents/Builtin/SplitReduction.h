@@ -38,8 +38,9 @@ FailureOr<linalg::GenericOp> findFilledReduction(const LinalgRegion &region,
 /// indices in the outputs are `idx`, where each result in `accumulators`
 /// has the value of its C name (a single reduction's `acc`, a fold's
 /// `acc0`, `acc1`, ...) at its indices `accIdx` (`idx` unless an epilogue
-/// permutes them: readAtElement, ElementEvaluator.h): the elementwise epilogue inlined by the
-/// evaluator (nothing when the outputs are the results themselves), then
+/// permutes them: readAtElement, ElementEvaluator.h): the elementwise
+/// epilogue inlined by the evaluator (nothing when the outputs are the
+/// results themselves), then
 /// one store per output, each line indented by `indent`. Fails (with `why`)
 /// where an output reads a result elsewhere than at `accIdx`.
 FailureOr<std::string>
