@@ -185,13 +185,20 @@ std::optional<std::string> whyIneligible(linalg::LinalgOp op) {
     return std::string("it operates on buffers, not tensors");
   if (auto reason = checkTensorTypes(op))
     return reason;
-  // Values captured by the body must be rebuilt inside the region.
+  // Values captured by the body are rebuilt inside the region (constants)
+  // or become its inputs (a tensor the body gathers from with
+  // tensor.extract: an upsampling, a replicate pad).
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegions(), captured);
-  for (Value value : captured)
-    if (!isClonableConstant(value.getDefiningOp()))
+  for (Value value : captured) {
+    if (isClonableConstant(value.getDefiningOp()))
+      continue;
+    if (!isa<RankedTensorType>(value.getType()))
       return std::string("its body reads a value defined outside it that is "
-                         "not a constant");
+                         "neither a constant nor a tensor");
+    if (auto reason = checkTensorType(value.getType()))
+      return reason;
+  }
   for (Value operand : op->getOperands())
     if (!isa<ShapedType>(operand.getType()) &&
         !isClonableConstant(operand.getDefiningOp()))
@@ -276,6 +283,20 @@ bool reducesChannels(const Group &a, const Group &b) {
   return channels && *channels <= kMaxReducedChannels;
 }
 
+/// Whether an op of `reader` gathers from (its body captures) a tensor that
+/// an op of `producer` computes.
+static bool gathersFrom(const Group &reader, const Group &producer) {
+  for (Operation *op : reader.ops) {
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    for (Value value : captured)
+      if (Operation *def = value.getDefiningOp();
+          def && llvm::is_contained(producer.ops, def))
+        return true;
+  }
+  return false;
+}
+
 /// Whether an elementwise op of `reader` reads a value that an op of
 /// `producer` computes through a map for which `isFar` holds.
 static bool readsThrough(const Group &reader, const Group &producer,
@@ -296,12 +317,15 @@ static bool readsThrough(const Group &reader, const Group &producer,
 
 /// Whether an elementwise op of `reader` reads a value `producer` computes
 /// through a map that is not a projected permutation (a slice folded into
-/// it, SliceReads.h): other threads compute the elements it reads, so the
-/// value must be whole in memory first, and the two stay apart.
+/// it, SliceReads.h) or gathers from it (a body's tensor.extract): other
+/// threads compute the elements it reads, so the value must be whole in
+/// memory first, and the two stay apart.
 bool readsOutOfPlace(const Group &reader, const Group &producer) {
-  return readsThrough(reader, producer, [](AffineMap map) {
-    return !map.isProjectedPermutation();
-  });
+  return readsThrough(reader, producer,
+                      [](AffineMap map) {
+                        return !map.isProjectedPermutation();
+                      }) ||
+         gathersFrom(reader, producer);
 }
 
 /// Whether an elementwise op of `reader` broadcasts a value that a product

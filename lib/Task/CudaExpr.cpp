@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -269,6 +270,21 @@ StatementWriter::writeOp(Operation &op,
   Type type = op.getResult(0).getType();
   std::optional<CType> ctype = getCType(type);
   auto arg = [&](unsigned i) { return names.lookup(op.getOperand(i)); };
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    SmallVector<std::string> idx;
+    for (Value index : extract.getIndices())
+      idx.push_back(names.lookup(index));
+    if (!readGathered || llvm::is_contained(idx, std::string())) {
+      why = "cannot read the tensor a 'tensor.extract' gathers from here";
+      return failure();
+    }
+    FailureOr<std::string> value =
+        readGathered(extract.getTensor(), idx, why);
+    if (failed(value))
+      return failure();
+    names[op.getResult(0)] = *value;
+    return success();
+  }
   for (Value operand : op.getOperands())
     if (!names.count(operand)) {
       why = "an operand of '" + op.getName().getStringRef().str() +
@@ -290,7 +306,14 @@ StatementWriter::writeOp(Operation &op,
             // 1.5 ulp of the quotient, exact for powers of two; the IEEE
             // division costs ~10 instructions each, which is what bounds
             // GELU's x / sqrt(2) over a memory-bound tensor).
-            if (type.isF32() &&
+            // Not where the quotient is rounded to an integer (a gather's
+            // source index): there 1 ulp moves the element read.
+            bool rounded = llvm::any_of(op.getUsers(), [](Operation *user) {
+              return isa<math::FloorOp, math::CeilOp, math::TruncOp,
+                         math::RoundOp, math::RoundEvenOp, arith::FPToSIOp,
+                         arith::FPToUIOp>(user);
+            });
+            if (type.isF32() && !rounded &&
                 (invariants.contains(arg(1)) ||
                  op.getOperand(1).getDefiningOp<arith::ConstantOp>()))
               return arg(0) + " * (1.0f / " + arg(1) + ")";
@@ -298,6 +321,12 @@ StatementWriter::writeOp(Operation &op,
           })
           .Case([&](arith::DivSIOp) { return arg(0) + " / " + arg(1); })
           .Case<arith::RemSIOp>([&](auto) { return arg(0) + " % " + arg(1); })
+          .Case<arith::DivUIOp, arith::RemUIOp>([&](auto) {
+            std::string u = "(unsigned " + ctype->compute + ")";
+            return "(" + ctype->compute + ")(" + u + arg(0) +
+                   (isa<arith::DivUIOp>(op) ? " / " : " % ") + u + arg(1) +
+                   ")";
+          })
           .Case<arith::AndIOp>([&](auto) { return arg(0) + " & " + arg(1); })
           .Case<arith::OrIOp>([&](auto) { return arg(0) + " | " + arg(1); })
           .Case<arith::XOrIOp>([&](auto) { return arg(0) + " ^ " + arg(1); })

@@ -17,6 +17,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <string>
 
 namespace mlir::cuda_agent {
@@ -75,6 +76,13 @@ public:
   /// per-row value in a row loop): f32 divisions by it become a
   /// multiplication by its reciprocal.
   void markInvariant(StringRef name) { invariants.insert(name); }
+
+  /// The value of a `tensor.extract` (a gather: an upsampling's, a
+  /// replicate pad's) of `tensor` at its C indices `idx`, as a C name, or
+  /// failure with `why`. Unset, a body that gathers cannot be spelled.
+  using GatherReader = std::function<FailureOr<std::string>(
+      Value tensor, ArrayRef<std::string> idx, std::string &why)>;
+  GatherReader readGathered;
 
 private:
   LogicalResult writeOp(Operation &op,

@@ -200,7 +200,19 @@ ElementEvaluator::evaluate(linalg::GenericOp generic,
   if (failed(bindOperands(generic, dims, names, why)))
     return failure();
   Block &body = generic.getRegion().front();
-  if (failed(writer.writeBlock(body, names, dims, nullptr, why)))
+  // A gather reads any element: an input by a scalar read at it (not the
+  // kernel's reader, which knows the element written), anything else by
+  // its value there.
+  StatementWriter::GatherReader outer = std::move(writer.readGathered);
+  writer.readGathered = [this](Value tensor, ArrayRef<std::string> idx,
+                               std::string &why) -> FailureOr<std::string> {
+    if (readsInput(tensor) && !shapeOf(tensor).empty())
+      return loadAt(cast<BlockArgument>(tensor).getArgNumber(), idx);
+    return valueAt(tensor, idx, why);
+  };
+  LogicalResult written = writer.writeBlock(body, names, dims, nullptr, why);
+  writer.readGathered = std::move(outer);
+  if (failed(written))
     return failure();
   SmallVector<std::string> results;
   for (Value yielded : body.getTerminator()->getOperands())

@@ -485,6 +485,35 @@ class LayerNormAvgPool3d(nn.Module):
         return F.gelu(F.avg_pool3d(self.norm(x), 2))
 
 
+class Upsample(nn.Module):
+    """KernelBench level 2's Conv2d + Upsample + activation: torch-mlir spells the
+    interpolation as a gather (a generic whose body computes each source index and reads
+    the conv's output with tensor.extract), which joins the activation's region and reads
+    that output as an input. Bilinear is four gathers weighted by per-column and per-row
+    fractions."""
+
+    def __init__(self, mode):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.mode = mode
+
+    def forward(self, x):
+        y = F.interpolate(self.conv(x), scale_factor=2, mode=self.mode)
+        return torch.tanh(y) + 1.0 if self.mode == "nearest" else torch.relu(y)
+
+
+class ReplicatePadConv(nn.Module):
+    """A convolution over a replicate-padded input (padding_mode="replicate"): the pad
+    is gathers of clamped indices, one per padded dimension."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1, padding_mode="replicate")
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+
 PROGRAMS = {
     "linear-relu": (LinearReLU, [(8, 64)], torch.float32, False),
     "softmax": (Softmax, [(16, 100)], torch.float32, False),
@@ -541,6 +570,11 @@ PROGRAMS = {
                            False),
     "convtranspose1d-s3": (lambda: ConvTransposeStrided(1), [(2, 4, 7)], torch.float32, False),
     "convtranspose2d-bias-clamp": (ConvTransposeBiasClamp, [(2, 4, 5, 5)], torch.float32, False),
+    "upsample-nearest-tanh": (lambda: Upsample("nearest"), [(2, 3, 7, 6)], torch.float32,
+                              False),
+    "upsample-bilinear-relu": (lambda: Upsample("bilinear"), [(2, 3, 7, 6)], torch.float32,
+                               False),
+    "replicate-pad-conv": (ReplicatePadConv, [(2, 3, 6, 5)], torch.float32, False),
     "convtranspose-pool-mean-tanh": (ConvTransposePoolMeanTanh, [(2, 4, 6, 6)], torch.float32,
                                      False),
     # KernelBench level 1 at its own shapes (no parameters, so the file stays small).

@@ -31,6 +31,7 @@ thread_local Dim3 threadIdx, blockIdx;
 Dim3 blockDim, gridDim;
 std::barrier<> *blockBarrier;
 using std::min;
+using std::max;
 inline void __syncthreads() { blockBarrier->arrive_and_wait(); }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
