@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -179,6 +180,44 @@ std::optional<std::string> checkTensorTypes(Operation *op) {
   return std::nullopt;
 }
 
+/// Why the gathers of `op`'s body (tensor.extract of a captured tensor)
+/// cannot join a region, or nullopt: a gather joins where its indices are
+/// computed from the loop indices alone (an upsampling, a pad), so that every
+/// input the verifier makes keeps them in bounds. Indices read from a tensor
+/// (an embedding's tokens), and the bounds checks torch-mlir writes for them
+/// (`cf.assert`), stay with the default lowering.
+std::optional<std::string> whyNotPositionalGather(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  for (Operation &inner : body->without_terminator())
+    if (!isMemoryEffectFree(&inner))
+      return "its body has an op with side effects ('" +
+             inner.getName().getStringRef().str() + "')";
+  // Whether `index` is computed from an element of an operand (a block
+  // argument of the body).
+  auto readsOperand = [&](Value index) {
+    auto isArgument = [&](Value v) {
+      auto arg = dyn_cast<BlockArgument>(v);
+      return arg && arg.getOwner() == body;
+    };
+    SetVector<Operation *> slice;
+    BackwardSliceOptions options;
+    options.inclusive = true;
+    options.filter = [&](Operation *def) { return def->getBlock() == body; };
+    if (Operation *def = index.getDefiningOp())
+      (void)getBackwardSlice(def, &slice, options);
+    return isArgument(index) || llvm::any_of(slice, [&](Operation *def) {
+             return llvm::any_of(def->getOperands(), isArgument);
+           });
+  };
+  bool gathersByData = false;
+  body->walk([&](tensor::ExtractOp extract) {
+    gathersByData |= llvm::any_of(extract.getIndices(), readsOperand);
+  });
+  if (gathersByData)
+    return std::string("its body gathers at an index read from a tensor");
+  return std::nullopt;
+}
+
 /// Returns why the linalg op `op` cannot be part of a region, or nullopt.
 std::optional<std::string> whyIneligible(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics())
@@ -199,6 +238,8 @@ std::optional<std::string> whyIneligible(linalg::LinalgOp op) {
     if (auto reason = checkTensorType(value.getType()))
       return reason;
   }
+  if (auto reason = whyNotPositionalGather(op))
+    return reason;
   for (Value operand : op->getOperands())
     if (!isa<ShapedType>(operand.getType()) &&
         !isClonableConstant(operand.getDefiningOp()))

@@ -8,6 +8,7 @@
 // candidate is computed on the CPU against the region's CPU reference.
 // REQUIRES: nvrtc, host-clang, numpy
 // RUN: cuda-agent-opt %s --agent-outline | FileCheck %s
+// RUN: cuda-agent-opt %s --agent-outline -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: rm -rf %t && mkdir -p %t && cuda-agent-opt %s --agent-outline --agent-generate="db=none verify=bundle:%t/jobs" -o /dev/null 2> %t/gen.err
 // RUN: FileCheck %s --check-prefix=GEN --input-file=%t/gen.err
 // RUN: %python %inputs/builtin/emulate/emulate_jobs.py cuda-agent-opt mlir-translate %clang %t/jobs | FileCheck %s --check-prefix=EMULATED
@@ -73,6 +74,24 @@ func.func @exp_then_gather(%x: tensor<4x6xf32>) -> tensor<8x12xf32> {
     linalg.yield %v : f32
   } -> tensor<8x12xf32>
   return %g : tensor<8x12xf32>
+}
+
+// A gather at indices read from a tensor (an embedding's tokens) stays with
+// the default lowering: the verifier's random integers are no valid indices.
+// CHECK-LABEL: func.func @embedding(
+// CHECK-NOT: call @
+// CHECK: return
+// REMARK: remark: kept outside any kernel region: its body gathers at an index read from a tensor
+func.func @embedding(%tokens: tensor<4xi64>, %table: tensor<10x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, #id], iterator_types = ["parallel", "parallel"]} ins(%tokens : tensor<4xi64>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%t: i64, %out: f32):
+    %row = arith.index_cast %t : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<10x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %g : tensor<4x8xf32>
 }
 
 // GEN: @upsample_tanh_region0 (elementwise, {{.*}}): default: verification deferred: 3 candidate(s)
