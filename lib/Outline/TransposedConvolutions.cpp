@@ -10,6 +10,12 @@
 // a zero pad) with the taps k0, k0 + s, ... of the filter. A phase with no
 // tap or no element of x is its part of the convolution's init.
 //
+// A filter of dilation d reads G at p + s q + d k: the taps that land on x
+// are those with d k = offset - p (mod s), none unless g = gcd(d, s)
+// divides offset - p, else k = k0 + (s / g) t, which read x[q + c + (d / g)
+// t] with c = (p + d k0 - offset) / s: a stride-1 convolution of dilation
+// d / g with every (s / g)-th tap from k0.
+//
 //===----------------------------------------------------------------------===//
 
 #include "cuda-agent/Outline/TransposedConvolutions.h"
@@ -22,6 +28,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::cuda_agent;
 
@@ -31,6 +39,8 @@ namespace {
 /// there are, its taps, and the window of x they read.
 struct PhaseDim {
   int64_t phase = 0, outputs = 0, firstTap = 0, taps = 0;
+  /// Taps apart in the filter, and the phase convolution's dilation.
+  int64_t tapStep = 1, dilation = 1;
   /// The window of x read, [start, start + length), and the part of it
   /// inside x, [begin, end): zeros are padded before and after that.
   int64_t start = 0, length = 0, begin = 0, end = 0;
@@ -42,7 +52,7 @@ struct PhaseDim {
 
 /// The spatial dimensions of a convolution over a zero grid.
 struct GridShape {
-  SmallVector<int64_t> offsets, strides, inputs, filter, outputs;
+  SmallVector<int64_t> offsets, strides, dilations, inputs, filter, outputs;
 };
 
 } // namespace
@@ -58,13 +68,24 @@ static bool isAllOnes(DenseIntElementsAttr attr) {
 static PhaseDim getPhaseDim(const GridShape &g, unsigned d, int64_t p) {
   PhaseDim pd;
   int64_t s = g.strides[d], off = g.offsets[d], K = g.filter[d];
+  int64_t dil = g.dilations[d], gcd = std::gcd(dil, s);
   pd.phase = p;
   pd.outputs = p < g.outputs[d] ? (g.outputs[d] - p + s - 1) / s : 0;
-  pd.firstTap = ((off - p) % s + s) % s;
-  pd.taps = pd.firstTap < K ? (K - pd.firstTap + s - 1) / s : 0;
-  // Exact: p + k0 - offset is a multiple of s.
-  pd.start = (p + pd.firstTap - off) / s;
-  pd.length = pd.outputs + pd.taps - 1;
+  pd.tapStep = s / gcd;
+  pd.dilation = dil / gcd;
+  // The first tap k0 with d k0 = offset - p (mod s), if any: one of the
+  // first s / g.
+  pd.firstTap = K;
+  for (int64_t k = 0; k < pd.tapStep && pd.firstTap == K; ++k)
+    if (((dil * k - (off - p)) % s + s) % s == 0)
+      pd.firstTap = k;
+  pd.taps = pd.firstTap < K ? (K - pd.firstTap + pd.tapStep - 1) / pd.tapStep
+                            : 0;
+  if (pd.taps == 0)
+    return pd;
+  // Exact: p + d k0 - offset is a multiple of s.
+  pd.start = (p + dil * pd.firstTap - off) / s;
+  pd.length = pd.outputs + pd.dilation * (pd.taps - 1);
   pd.begin = std::max<int64_t>(0, pd.start);
   pd.end = std::min(g.inputs[d], pd.start + pd.length);
   return pd;
@@ -75,8 +96,8 @@ static FailureOr<std::pair<tensor::InsertSliceOp, GridShape>>
 matchGrid(linalg::LinalgOp conv) {
   auto strides = conv->getAttrOfType<DenseIntElementsAttr>("strides");
   auto dilations = conv->getAttrOfType<DenseIntElementsAttr>("dilations");
-  if (!isAllOnes(strides) || !isAllOnes(dilations) ||
-      !conv.hasPureTensorSemantics() || conv->getNumResults() != 1)
+  if (!isAllOnes(strides) || !conv.hasPureTensorSemantics() ||
+      conv->getNumResults() != 1)
     return failure();
   auto insert =
       conv.getDpsInputOperand(0)->get().getDefiningOp<tensor::InsertSliceOp>();
@@ -110,6 +131,8 @@ matchGrid(linalg::LinalgOp conv) {
     strided |= steps[d] > 1;
     g.offsets.push_back(offsets[d]);
     g.strides.push_back(steps[d]);
+    g.dilations.push_back(dilations ? dilations.getValues<int64_t>()[d - 2]
+                                    : 1);
     g.inputs.push_back(x.getDimSize(d));
     g.filter.push_back(w.getDimSize(d));
     g.outputs.push_back(out.getDimSize(d));
@@ -234,7 +257,7 @@ static Value convolvePhase(OpBuilder &b, Location loc, linalg::LinalgOp conv,
     pads |= pd.low() > 0 || pd.high() > 0;
     wOffsets.push_back(pd.firstTap);
     wSizes.push_back(pd.taps);
-    wStrides.push_back(g.strides[d]);
+    wStrides.push_back(pd.tapStep);
   }
   Value window = sliceOf(b, loc, x, xOffsets, xSizes, ones);
   if (pads) {
@@ -245,9 +268,14 @@ static Value convolvePhase(OpBuilder &b, Location loc, linalg::LinalgOp conv,
         zero);
   }
   Value taps = sliceOf(b, loc, w, wOffsets, wSizes, wStrides);
-  return clone(b, conv, TypeRange{part.getType()},
-               ValueRange{window, taps, part})
-      ->getResult(0);
+  Operation *phase =
+      clone(b, conv, TypeRange{part.getType()}, ValueRange{window, taps, part});
+  SmallVector<int64_t> dilations =
+      llvm::map_to_vector(dims, [](const PhaseDim &pd) { return pd.dilation; });
+  phase->setAttr("dilations", b.getI64VectorAttr(dilations));
+  // The maps the clone memoized are the original's dilation's.
+  phase->removeAttr(linalg::LinalgDialect::kMemoizedIndexingMapsAttrName);
+  return phase->getResult(0);
 }
 
 /// `epilogue` applied to `part`, the phase of the convolution's result

@@ -34,6 +34,41 @@ func.func @conv_transpose_s2(%x: tensor<2x4x5xf32>, %w: tensor<6x4x3xf32>, %b: t
 
 // -----
 
+// A dilated filter: ConvTranspose1d(4, 6, 5, stride=3, padding=1,
+// dilation=2) on 2x4x7 (x[i] at 7 + 3i of a grid of 33, a conv of dilation
+// 2). The taps of output phase p are those with 2k = 7 - p (mod 3): tap 2
+// for phase 0, taps 0 and 3 for phase 1, taps 1 and 4 for phase 2, every
+// third tap; each phase a stride-1 conv of dilation 2 over x padded.
+
+func.func @conv_transpose_dilated(%x: tensor<2x4x7xf32>, %w: tensor<6x4x5xf32>) -> tensor<2x6x25xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x33xf32>
+  %grid0 = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x33xf32>) -> tensor<2x4x33xf32>
+  %grid = tensor.insert_slice %x into %grid0[0, 0, 7] [2, 4, 7] [1, 1, 3] : tensor<2x4x7xf32> into tensor<2x4x33xf32>
+  %eo = tensor.empty() : tensor<2x6x25xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x6x25xf32>) -> tensor<2x6x25xf32>
+  %y = linalg.conv_1d_ncw_fcw {dilations = dense<2> : vector<1xi64>, strides = dense<1> : vector<1xi64>}
+      ins(%grid, %w : tensor<2x4x33xf32>, tensor<6x4x5xf32>) outs(%init : tensor<2x6x25xf32>) -> tensor<2x6x25xf32>
+  return %y : tensor<2x6x25xf32>
+}
+
+// CHECK-LABEL: func.func @conv_transpose_dilated(
+// CHECK-NOT: tensor<2x4x33xf32>
+// CHECK: tensor.extract_slice %arg1[0, 0, 2] [6, 4, 1] [1, 1, 3]
+// CHECK: call @conv_transpose_dilated_region0({{.*}}) : (tensor<2x4x7xf32>, tensor<6x4x1xf32>) -> tensor<2x6x9xf32>
+// CHECK: tensor.insert_slice {{.*}}[0, 0, 0] [2, 6, 9] [1, 1, 3]
+// CHECK: tensor.extract_slice %arg1[0, 0, 0] [6, 4, 2] [1, 1, 3]
+// CHECK: call @conv_transpose_dilated_region1({{.*}}) -> tensor<2x6x8xf32>
+// CHECK: tensor.insert_slice {{.*}}[0, 0, 1] [2, 6, 8] [1, 1, 3]
+// CHECK: tensor.extract_slice %arg1[0, 0, 1] [6, 4, 2] [1, 1, 3]
+// CHECK: call @conv_transpose_dilated_region2({{.*}}) -> tensor<2x6x8xf32>
+// CHECK: tensor.insert_slice {{.*}}[0, 0, 2] [2, 6, 8] [1, 1, 3]
+// CHECK-LABEL: func.func private @conv_transpose_dilated_region1(
+// CHECK: tensor.pad %arg0 low[0, 0, 2] high[0, 0, 1]
+// CHECK: linalg.conv_1d_ncw_fcw {dilations = dense<2> : vector<1xi64>, strides = dense<1> : vector<1xi64>} ins(%{{.*}}, %arg1 : tensor<2x4x10xf32>, tensor<6x4x2xf32>)
+
+// -----
+
 // A grid of ones is no transposed conv: the conv stays as it is.
 
 func.func @ones_grid(%x: tensor<2x4x5xf32>, %w: tensor<6x4x3xf32>) -> tensor<2x6x10xf32> {

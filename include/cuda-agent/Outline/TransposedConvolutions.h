@@ -12,7 +12,9 @@
 // x (sliced or zero-padded) with the filter's taps of that phase. The
 // outliner rewrites such a convolution into one convolution per phase,
 // each written into its phase of the output by a strided `insert_slice`:
-// the same sums without their zero terms. The convolution's elementwise
+// the same sums without their zero terms. A dilated filter's taps that land
+// on x are every (s / gcd(d, s))-th, at dilation d / gcd(d, s), or none for
+// the phases gcd(d, s) does not reach. The convolution's elementwise
 // epilogue is applied by each phase to its part, so it stays in the
 // phase's region.
 //
@@ -26,7 +28,7 @@
 namespace mlir::cuda_agent {
 
 /// Rewrites every `linalg.conv_{1,2,3}d_ncw..._fcw...` under `root` of unit
-/// strides and dilations whose input is a static `tensor.insert_slice` of a
+/// strides (any dilation) whose input is a static `tensor.insert_slice` of a
 /// tensor into a zero fill, whole along the batch and channel dimensions
 /// and strided along a spatial one, into one convolution per output phase.
 /// Returns the number of convolutions rewritten.

@@ -411,6 +411,23 @@ class ConvTransposeStrided(nn.Module):
         return torch.relu(self.conv(x))
 
 
+class ConvTransposeDilated(nn.Module):
+    """A strided transposed conv of a dilated filter, split by output phase: 2-D at stride
+    2 and dilation 2 (gcd 2: the phases of one parity take every tap, dilation 1, the
+    others only the bias), 1-D at stride 3 and dilation 2 (gcd 1: every third tap,
+    dilation 2)."""
+
+    def __init__(self, dims):
+        super().__init__()
+        if dims == 2:
+            self.conv = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, dilation=2)
+        else:
+            self.conv = nn.ConvTranspose1d(4, 6, 5, stride=3, padding=1, dilation=2)
+
+    def forward(self, x):
+        return torch.sigmoid(self.conv(x))
+
+
 class ConvTransposeBiasClamp(nn.Module):
     """KernelBench level 2's ConvTranspose2d + BiasAdd + Clamp + Scaling + Clamp + Divide at
     stride 2: the elementwise epilogue, its (C, 1, 1) bias among its operands, is applied by
@@ -569,6 +586,10 @@ PROGRAMS = {
     "convtranspose3d-s2": (lambda: ConvTransposeStrided(3), [(2, 4, 3, 4, 5)], torch.float32,
                            False),
     "convtranspose1d-s3": (lambda: ConvTransposeStrided(1), [(2, 4, 7)], torch.float32, False),
+    "convtranspose2d-dilated": (lambda: ConvTransposeDilated(2), [(2, 4, 5, 6)], torch.float32,
+                                False),
+    "convtranspose1d-dilated": (lambda: ConvTransposeDilated(1), [(2, 4, 7)], torch.float32,
+                                False),
     "convtranspose2d-bias-clamp": (ConvTransposeBiasClamp, [(2, 4, 5, 5)], torch.float32, False),
     "upsample-nearest-tanh": (lambda: Upsample("nearest"), [(2, 3, 7, 6)], torch.float32,
                               False),
