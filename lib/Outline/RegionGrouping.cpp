@@ -395,6 +395,31 @@ llvm::SmallPtrSet<Operation *, 16> unionOf(const Group &a, const Group &b) {
   return inside;
 }
 
+/// Whether merging the rootless `producer` into `consumer`, whose root is a
+/// product (a contraction or convolution), would give the region an output
+/// of another shape than the product's: a value of the producer that ops
+/// outside the two read too (a batch norm's per-channel scale, read by
+/// each phase of a split transposed convolution). A product's kernels write
+/// the product's elements only, so such a value stays in a region of its own.
+bool exportsBesideProduct(const Group &producer, const Group &consumer) {
+  if (!producer.rootClasses.empty())
+    return false;
+  Type product;
+  for (Operation *op : consumer.ops)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        linalgOp && (classify(linalgOp) == OpClass::Contraction ||
+                     classify(linalgOp) == OpClass::Convolution))
+      product = op->getResult(0).getType();
+  if (!product)
+    return false;
+  llvm::SmallPtrSet<Operation *, 16> inside = unionOf(producer, consumer);
+  for (Operation *op : producer.ops)
+    for (Value result : op->getResults())
+      if (result.getType() != product && isReadOutside(result, inside))
+        return true;
+  return false;
+}
+
 /// Whether the union of `a` and `b`, one of which holds an assembly
 /// (Assemblies.h: a concatenation, an insert_slice), is a region whose
 /// kernels can write each element once from the part it is in: no root
@@ -443,7 +468,7 @@ bool mergesAroundAssembly(const Group &a, const Group &b) {
 bool BlockGrouper::canMerge(const Group &a, const Group &b) const {
   if (options.fusion == FusionMode::None || readsOutOfPlace(a, b) ||
       readsOutOfPlace(b, a) || broadcastsProduct(a, b) ||
-      broadcastsProduct(b, a))
+      broadcastsProduct(b, a) || exportsBesideProduct(a, b))
     return false;
   // An assembly's parts are written by elementwise kernels that branch on
   // the part.

@@ -148,3 +148,47 @@ func.func @broadcast_product(%x: tensor<2x16x64xf32>, %a: tensor<2x4xf32>, %b: t
   } -> tensor<2x16x64xf32>
   return %r : tensor<2x16x64xf32>
 }
+
+// -----
+
+// A per-column scale that two products' epilogues read (a batch norm's
+// 1 / sqrt(var + eps) after each phase of a split transposed convolution)
+// is a region of its own: in the first product's region it would be an
+// output of another shape than the product, which no product kernel
+// writes.
+// ROWS-LABEL: func.func @shared_scale(
+// ROWS: %[[S:.*]] = call @shared_scale_region0(%arg3) : (tensor<8xf32>) -> tensor<8xf32>
+// ROWS: call @shared_scale_region1(%arg0, %arg1, %[[S]]) : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+// ROWS: call @shared_scale_region2(%arg0, %arg2, %[[S]]) : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+#col = affine_map<(d0, d1) -> (d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#id1 = affine_map<(d0) -> (d0)>
+func.func @shared_scale(%a: tensor<4x16xf32>, %b1: tensor<16x8xf32>, %b2: tensor<16x8xf32>, %v: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %ev = tensor.empty() : tensor<8xf32>
+  // expected-remark @below {{outlined elementwise region @shared_scale_region0}}
+  %s = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%v : tensor<8xf32>) outs(%ev : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.addf %x, %eps : f32
+    %r = math.rsqrt %y : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-remark @below {{outlined contraction region @shared_scale_region1}}
+  %p1 = linalg.matmul ins(%a, %b1 : tensor<4x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r1 = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]} ins(%p1, %s : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %m = arith.mulf %x, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  // expected-remark @below {{outlined contraction region @shared_scale_region2}}
+  %p2 = linalg.matmul ins(%a, %b2 : tensor<4x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r2 = linalg.generic {indexing_maps = [#id2, #col, #id2], iterator_types = ["parallel", "parallel"]} ins(%p2, %s : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %m = arith.mulf %x, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  return %r1, %r2 : tensor<4x8xf32>, tensor<4x8xf32>
+}
