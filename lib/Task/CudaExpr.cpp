@@ -337,6 +337,10 @@ StatementWriter::writeOp(Operation &op,
           .Case<arith::MinimumFOp>([&](auto) {
             return "ca_minimum(" + arg(0) + ", " + arg(1) + ")";
           })
+          .Case<math::AbsIOp>([&](auto) {
+            return std::string(type.isInteger(64) ? "llabs(" : "abs(") +
+                   arg(0) + ")";
+          })
           .Case<arith::MaxSIOp>(
               [&](auto) { return "max(" + arg(0) + ", " + arg(1) + ")"; })
           .Case<arith::MinSIOp>(

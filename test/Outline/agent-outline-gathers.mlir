@@ -4,8 +4,9 @@
 // the gather stays apart from the ops that compute that tensor (other
 // threads write the elements it reads) and fuses with its elementwise
 // consumers. The builtin agent's elementwise kernels read the input at the
-// computed indices (unsigned index divisions spelled as such); each
-// candidate is computed on the CPU against the region's CPU reference.
+// computed indices (unsigned index divisions and integer absolute values
+// spelled as such); each candidate is computed on the CPU against the
+// region's CPU reference.
 // REQUIRES: nvrtc, host-clang, numpy
 // RUN: cuda-agent-opt %s --agent-outline | FileCheck %s
 // RUN: cuda-agent-opt %s --agent-outline -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -76,6 +77,28 @@ func.func @exp_then_gather(%x: tensor<4x6xf32>) -> tensor<8x12xf32> {
   return %g : tensor<8x12xf32>
 }
 
+// A reflecting gather, x[i, 5 - |5 - j|] for 8 columns of a 6-column x, its
+// index's absolute value a math.absi on i64 (llabs in the kernels).
+// CHECK-LABEL: func.func @reflect(
+// CHECK-NEXT: call @reflect_region0(%arg0) : (tensor<4x6xf32>) -> tensor<4x8xf32>
+func.func @reflect(%x: tensor<4x6xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %g = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<4x8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c5 = arith.constant 5 : i64
+    %j64 = arith.index_cast %j : index to i64
+    %d = arith.subi %c5, %j64 : i64
+    %a = math.absi %d : i64
+    %r = arith.subi %c5, %a : i64
+    %ri = arith.index_cast %r : i64 to index
+    %v = tensor.extract %x[%i, %ri] : tensor<4x6xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %g : tensor<4x8xf32>
+}
+
 // A gather at indices read from a tensor (an embedding's tokens) stays with
 // the default lowering: the verifier's random integers are no valid indices.
 // CHECK-LABEL: func.func @embedding(
@@ -96,7 +119,9 @@ func.func @embedding(%tokens: tensor<4xi64>, %table: tensor<10x8xf32>) -> tensor
 
 // GEN: @upsample_tanh_region0 (elementwise, {{.*}}): default: verification deferred: 3 candidate(s)
 // GEN: @exp_then_gather_region1 (elementwise, {{.*}}): default: verification deferred: 3 candidate(s)
+// GEN: @reflect_region0 (elementwise, {{.*}}): default: verification deferred: 3 candidate(s)
 // EMULATED-NOT: FAIL
 // EMULATED: ok   upsample_tanh flat-v4-t256 max_rel_err
 // EMULATED: ok   exp_then_gather flat-v4-t256 max_rel_err
-// EMULATED: emulated 9 candidate(s)
+// EMULATED: ok   reflect flat-v4-t256 max_rel_err
+// EMULATED-NOT: FAIL
