@@ -132,7 +132,13 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
   FailureOr<linalg::GenericOp> found = findFilledReduction(region, why);
   if (failed(found))
     return failure();
-  if (region.outputs.size() != 1) {
+  // Several outputs (the sum and its f64 copy a layer norm reads) only in
+  // the plain kernel, all of one shape, each read at one element.
+  if (region.outputs.size() != 1 &&
+      (slices || width > 1 ||
+       llvm::any_of(region.outputs, [&](Value o) {
+         return shapeOf(o) != shapeOf(region.outputs[0]);
+       }))) {
     why = "not a single reduction into a filled output";
     return failure();
   }
@@ -144,7 +150,8 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
   // element is the output's, readAtElement says which of the reduction's
   // elements it computes.
   Value out = region.outputs[0], reduced = g.getResult(0);
-  bool epilogue = out != reduced;
+  bool epilogue = llvm::any_of(region.outputs,
+                               [&](Value o) { return o != reduced; });
   if (epilogue && (slices || width > 1 ||
                    product(shapeOf(out)) != product(shapeOf(reduced)))) {
     why = "an epilogue of a reduction over other elements than its own, or "
@@ -173,6 +180,15 @@ FailureOr<Variant> writeSerialReduction(const LinalgRegion &region, int threads,
     if (failed(at))
       return failure();
     idx = std::move(*at);
+    for (Value other : llvm::drop_begin(region.outputs)) {
+      at = readAtElement(region, other, reduced, outIdx, why);
+      if (failed(at))
+        return failure();
+      if (*at != idx) {
+        why = "outputs that read the reduction at different elements";
+        return failure();
+      }
+    }
   }
   for (unsigned k = 0; k < outMap.getNumResults(); ++k)
     dims[outMap.getDimPosition(k)] = idx[k];

@@ -6,7 +6,7 @@ the CPU and compares each with its region's CPU reference.
                     [--ties-and-nans] JOBS_DIR...
 
 For every job of each JOBS_DIR/jobs.json whose inputs are f32, whose outputs
-are f32, i32 or i64 (an argmax's index) and whose buffers hold at most MAX_ELEMENTS (or N) elements in all, its
+are f32, f64, i32 or i64 (an argmax's index) and whose buffers hold at most MAX_ELEMENTS (or N) elements in all, its
 reference's intermediate buffers (of any type) included: the region
 (`reference/region.mlir`) is lowered by `OPT --agent-cpu-reference` to serial
 host loops, translated and built by CLANG into a shared library, and run on
@@ -42,6 +42,7 @@ DEFAULT_PREFIXES = ("flat-", "tile", "scan-", "rows-", "split", "sliced-", "seri
 # output starts at (a NaN, an integer's least value: an element never written
 # shows).
 OUTPUT_TYPES = {"f32": (np.float32, "float", 'std::nanf("")'),
+                "f64": (np.float64, "double", 'std::nan("")'),
                 "i32": (np.int32, "int", "-2147483647 - 1"),
                 "i64": (np.int64, "long long", "-9223372036854775807LL - 1")}
 TOLERANCE = 1e-4
@@ -184,7 +185,7 @@ def main():
                 err = max(err, np.inf if np.isnan(diff).any() else worst)
             return err, TOLERANCE
 
-        # Only regions with f32 inputs and f32, i32 or i64 outputs (the
+        # Only regions with f32 inputs and f32, f64, i32 or i64 outputs (the
         # reference's own buffers may be wider) of at most MAX_ELEMENTS.
         def small_f32(job):
             plan = json.load(open(os.path.join(jobs_dir, job["reference"], "plan.json")))
