@@ -103,13 +103,22 @@ func.func @scale_kept(%x: tensor<16x8xf32>, %y: tensor<16x8xf32>, %w: tensor<8x4
   %n = linalg.matmul ins(%xy, %w : tensor<16x8xf32>, tensor<8x4xf32>) outs(%f : tensor<16x4xf32>) -> tensor<16x4xf32>
   return %m, %xs, %n : tensor<16x4xf32>, tensor<16x8xf32>, tensor<16x4xf32>
 }
+// The returned scale is a region of its own (in the product's region it
+// would be an output of another shape than the product), which the product
+// reads.
+// CHECK-LABEL: func.func @scale_kept(
+//       CHECK:   %[[XS:.+]] = call @scale_kept_region0(%arg0)
+//       CHECK:   call @scale_kept_region2(%[[XS]], %arg2)
 // CHECK-LABEL: func.func private @scale_kept_region0(
 //       CHECK:   %[[XS:.+]] = linalg.generic
 //       CHECK:     arith.mulf %in, %cst
-//       CHECK:   %[[M:.+]] = linalg.matmul ins(%[[XS]], %arg1 :
-//  CHECK-NEXT:   return %[[M]], %[[XS]]
+//  CHECK-NEXT:     linalg.yield
+//       CHECK:   return %[[XS]]
 // CHECK-LABEL: func.func private @scale_kept_region1(
 //       CHECK:   %[[XY:.+]] = linalg.generic
 //       CHECK:     arith.mulf %in, %in_0
 //       CHECK:   %[[N:.+]] = linalg.matmul ins(%[[XY]], %arg2 :
 //  CHECK-NEXT:   return %[[N]]
+// CHECK-LABEL: func.func private @scale_kept_region2(
+//       CHECK:   %[[M:.+]] = linalg.matmul ins(%arg0, %arg1 :
+//  CHECK-NEXT:   return %[[M]]

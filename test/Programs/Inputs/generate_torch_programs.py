@@ -396,36 +396,20 @@ class ConvTransposePoolMeanTanh(nn.Module):
 
 class ConvTransposeStrided(nn.Module):
     """A strided transposed conv (torch-mlir: a conv over the input spread onto a zero
-    grid), split by the outliner into one conv per output phase
+    grid), then an activation, split by the outliner into one conv per output phase
     (TransposedConvolutions.h): 3-D at stride 2 with output padding, 1-D at stride 3
-    with a padding that leaves some phases fewer taps."""
-
-    def __init__(self, dims):
-        super().__init__()
-        if dims == 3:
-            self.conv = nn.ConvTranspose3d(4, 6, 3, stride=2, padding=1, output_padding=1)
-        else:
-            self.conv = nn.ConvTranspose1d(4, 6, 5, stride=3, padding=2, output_padding=2)
-
-    def forward(self, x):
-        return torch.relu(self.conv(x))
-
-
-class ConvTransposeDilated(nn.Module):
-    """A strided transposed conv of a dilated filter, split by output phase: 2-D at stride
-    2 and dilation 2 (gcd 2: the phases of one parity take every tap, dilation 1, the
+    with a padding that leaves some phases fewer taps; dilated filters, 2-D at stride 2
+    and dilation 2 (gcd 2: the phases of one parity take every tap, dilation 1, the
     others only the bias), 1-D at stride 3 and dilation 2 (gcd 1: every third tap,
     dilation 2)."""
 
-    def __init__(self, dims):
+    def __init__(self, conv, activation=torch.relu):
         super().__init__()
-        if dims == 2:
-            self.conv = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, dilation=2)
-        else:
-            self.conv = nn.ConvTranspose1d(4, 6, 5, stride=3, padding=1, dilation=2)
+        self.conv = conv
+        self.activation = activation
 
     def forward(self, x):
-        return torch.sigmoid(self.conv(x))
+        return self.activation(self.conv(x))
 
 
 class ConvTransposeSumLayerNorm(nn.Module):
@@ -597,13 +581,18 @@ PROGRAMS = {
     "logsumexp-spatial": (LogSumExpSpatial, [(2, 6, 5, 7)], torch.float32, False),
     "logsumexp-spatial-bias": (LogSumExpSpatialBias, [(2, 6, 5, 7)], torch.float32, False),
     "layernorm-avgpool3d": (LayerNormAvgPool3d, [(2, 4, 6, 6, 8)], torch.float32, False),
-    "convtranspose3d-s2": (lambda: ConvTransposeStrided(3), [(2, 4, 3, 4, 5)], torch.float32,
-                           False),
-    "convtranspose1d-s3": (lambda: ConvTransposeStrided(1), [(2, 4, 7)], torch.float32, False),
-    "convtranspose2d-dilated": (lambda: ConvTransposeDilated(2), [(2, 4, 5, 6)], torch.float32,
-                                False),
-    "convtranspose1d-dilated": (lambda: ConvTransposeDilated(1), [(2, 4, 7)], torch.float32,
-                                False),
+    "convtranspose3d-s2": (lambda: ConvTransposeStrided(
+        nn.ConvTranspose3d(4, 6, 3, stride=2, padding=1, output_padding=1)),
+        [(2, 4, 3, 4, 5)], torch.float32, False),
+    "convtranspose1d-s3": (lambda: ConvTransposeStrided(
+        nn.ConvTranspose1d(4, 6, 5, stride=3, padding=2, output_padding=2)),
+        [(2, 4, 7)], torch.float32, False),
+    "convtranspose2d-dilated": (lambda: ConvTransposeStrided(
+        nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, dilation=2), torch.sigmoid),
+        [(2, 4, 5, 6)], torch.float32, False),
+    "convtranspose1d-dilated": (lambda: ConvTransposeStrided(
+        nn.ConvTranspose1d(4, 6, 5, stride=3, padding=1, dilation=2), torch.sigmoid),
+        [(2, 4, 7)], torch.float32, False),
     "convtranspose3d-sum-layernorm": (ConvTransposeSumLayerNorm, [(2, 4, 4, 4, 4)],
                                       torch.float32, False),
     "convtranspose2d-bias-clamp": (ConvTransposeBiasClamp, [(2, 4, 5, 5)], torch.float32, False),
