@@ -412,20 +412,6 @@ class ConvTransposeStrided(nn.Module):
         return self.activation(self.conv(x))
 
 
-class ConvTransposeSumLayerNorm(nn.Module):
-    """KernelBench level 2's ConvTranspose3d + Sum + LayerNorm: the conv split by phase, the
-    sum over its channels of the assembled output (with the f64 copy torch-mlir's layer norm
-    reads) one serial reduction region of two outputs, the norm over the rest."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.ConvTranspose3d(4, 8, 3, stride=2, padding=1)
-        self.norm = nn.LayerNorm([1, 7, 7, 7])
-
-    def forward(self, x):
-        return self.norm(self.conv(x).sum(dim=1, keepdim=True))
-
-
 class ConvTransposeBiasClamp(nn.Module):
     """KernelBench level 2's ConvTranspose2d + BiasAdd + Clamp + Scaling + Clamp + Divide at
     stride 2: the elementwise epilogue, its (C, 1, 1) bias among its operands, is applied by
@@ -593,8 +579,6 @@ PROGRAMS = {
     "convtranspose1d-dilated": (lambda: ConvTransposeStrided(
         nn.ConvTranspose1d(4, 6, 5, stride=3, padding=1, dilation=2), torch.sigmoid),
         [(2, 4, 7)], torch.float32, False),
-    "convtranspose3d-sum-layernorm": (ConvTransposeSumLayerNorm, [(2, 4, 4, 4, 4)],
-                                      torch.float32, False),
     "convtranspose2d-bias-clamp": (ConvTransposeBiasClamp, [(2, 4, 5, 5)], torch.float32, False),
     "upsample-nearest-tanh": (lambda: Upsample("nearest"), [(2, 3, 7, 6)], torch.float32,
                               False),
