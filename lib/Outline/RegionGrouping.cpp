@@ -369,6 +369,11 @@ bool readsOutOfPlace(const Group &reader, const Group &producer) {
          gathersFrom(reader, producer);
 }
 
+/// Whether `c` is a product's class: a contraction or a convolution.
+static bool isProduct(OpClass c) {
+  return c == OpClass::Contraction || c == OpClass::Convolution;
+}
+
 /// Whether an elementwise op of `reader` broadcasts a value that a product
 /// of `producer` (a contraction or convolution root) computes: reads it
 /// through a map that is not a permutation, so that each element of the
@@ -379,11 +384,7 @@ bool readsOutOfPlace(const Group &reader, const Group &producer) {
 /// stay apart: the product's region and a memory-bound region that reads
 /// it.
 bool broadcastsProduct(const Group &reader, const Group &producer) {
-  return llvm::any_of(producer.rootClasses,
-                      [](OpClass c) {
-                        return c == OpClass::Contraction ||
-                               c == OpClass::Convolution;
-                      }) &&
+  return llvm::any_of(producer.rootClasses, isProduct) &&
          readsThrough(reader, producer,
                       [](AffineMap map) { return !map.isPermutation(); });
 }
@@ -395,6 +396,19 @@ llvm::SmallPtrSet<Operation *, 16> unionOf(const Group &a, const Group &b) {
   return inside;
 }
 
+/// Whether an op of `ops` has a result of another type than `type` that an
+/// op outside `inside` reads: an output of the region `inside` that its
+/// kernels, which write `type`'s elements, would not write.
+template <typename Ops>
+static bool exportsOtherType(const Ops &ops, Type type,
+                             const llvm::SmallPtrSetImpl<Operation *> &inside) {
+  return llvm::any_of(ops, [&](Operation *op) {
+    return llvm::any_of(op->getResults(), [&](Value result) {
+      return result.getType() != type && isReadOutside(result, inside);
+    });
+  });
+}
+
 /// Whether merging the rootless `producer` into `consumer`, whose root is a
 /// product (a contraction or convolution), would give the region an output
 /// of another shape than the product's: a value of the producer that ops
@@ -402,22 +416,16 @@ llvm::SmallPtrSet<Operation *, 16> unionOf(const Group &a, const Group &b) {
 /// each phase of a split transposed convolution). A product's kernels write
 /// the product's elements only, so such a value stays in a region of its own.
 bool exportsBesideProduct(const Group &producer, const Group &consumer) {
-  if (!producer.rootClasses.empty())
+  if (!producer.rootClasses.empty() ||
+      llvm::none_of(consumer.rootClasses, isProduct))
     return false;
   Type product;
   for (Operation *op : consumer.ops)
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-        linalgOp && (classify(linalgOp) == OpClass::Contraction ||
-                     classify(linalgOp) == OpClass::Convolution))
+        linalgOp && isProduct(classify(linalgOp)))
       product = op->getResult(0).getType();
-  if (!product)
-    return false;
-  llvm::SmallPtrSet<Operation *, 16> inside = unionOf(producer, consumer);
-  for (Operation *op : producer.ops)
-    for (Value result : op->getResults())
-      if (result.getType() != product && isReadOutside(result, inside))
-        return true;
-  return false;
+  return exportsOtherType(producer.ops, product,
+                          unionOf(producer, consumer));
 }
 
 /// Whether the union of `a` and `b`, one of which holds an assembly
@@ -442,10 +450,8 @@ bool mergesAroundAssembly(const Group &a, const Group &b) {
     return false;
   Value assembled = assemblies.front()->getResult(0);
   Type shape = assembled.getType();
-  for (Operation *op : inside)
-    for (Value result : op->getResults())
-      if (result.getType() != shape && isReadOutside(result, inside))
-        return false;
+  if (exportsOtherType(inside, shape, inside))
+    return false;
   Block *block = assemblies.front()->getBlock();
   for (OpOperand &use : assembled.getUses()) {
     Operation *top = block->findAncestorOpInBlock(*use.getOwner());
